@@ -1,0 +1,254 @@
+// Tests of the ITK adapter: metadata, spacing, backends, progress, abort and errors.
+#include "itkTotalVariationDenoisingImageFilter.h"
+
+#include "gpurMetrics.h"
+#include "gpurPhantom.h"
+#include "itkCommand.h"
+#include "itkImageRegionIterator.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+
+namespace
+{
+
+template <typename TImage>
+typename TImage::Pointer
+MakeNoisyImage(unsigned n, double sigma = 0.1)
+{
+  constexpr unsigned D = TImage::ImageDimension;
+  auto               image = TImage::New();
+  typename TImage::SizeType size;
+  size.Fill(n);
+  size[0] = n + 5; // non-square
+  image->SetRegions(size);
+  typename TImage::SpacingType spacing;
+  typename TImage::PointType   origin;
+  typename TImage::DirectionType direction;
+  direction.SetIdentity();
+  for (unsigned d = 0; d < D; ++d)
+  {
+    spacing[d] = 0.5 + 0.25 * d;
+    origin[d] = -10.0 + 3.0 * d;
+  }
+  direction[0][0] = 0.0; // a rotation, so that the direction must be carried over
+  direction[0][1] = 1.0;
+  direction[1][0] = -1.0;
+  direction[1][1] = 0.0;
+  image->SetSpacing(spacing);
+  image->SetOrigin(origin);
+  image->SetDirection(direction);
+  image->Allocate();
+  gpur::Grid grid;
+  grid.dimension = D;
+  for (unsigned d = 0; d < D; ++d)
+    grid.size[d] = size[d];
+  const auto noisy = gpur::AddGaussianNoise(gpur::SheppLoganPhantom(grid), sigma, 11);
+  std::copy(noisy.begin(), noisy.end(), image->GetBufferPointer());
+  return image;
+}
+
+template <typename TImage>
+std::vector<double>
+Pixels(const TImage * image)
+{
+  const auto n = image->GetBufferedRegion().GetNumberOfPixels();
+  return std::vector<double>(image->GetBufferPointer(), image->GetBufferPointer() + n);
+}
+
+using Image2F = itk::Image<float, 2>;
+using Image3F = itk::Image<float, 3>;
+using Image3D = itk::Image<double, 3>;
+
+} // namespace
+
+TEST(TotalVariationFilter, KeepsMetadataAndReportsTheBackend)
+{
+  auto input = MakeNoisyImage<Image3F>(20);
+  for (auto backend : { gpur::Backend::CPU, gpur::Backend::OpenCL, gpur::Backend::Auto })
+  {
+    using FilterType = itk::TotalVariationDenoisingImageFilter<Image3F>;
+    auto filter = FilterType::New();
+    filter->SetInput(input);
+    filter->SetLambda(10.0);
+    filter->SetBackend(backend);
+    filter->Update();
+    auto out = filter->GetOutput();
+    EXPECT_EQ(out->GetOrigin(), input->GetOrigin());
+    EXPECT_EQ(out->GetSpacing(), input->GetSpacing());
+    EXPECT_EQ(out->GetDirection(), input->GetDirection());
+    EXPECT_EQ(out->GetLargestPossibleRegion(), input->GetLargestPossibleRegion());
+    const std::string used = filter->GetBackendUsed();
+    EXPECT_EQ(used.rfind(backend == gpur::Backend::CPU ? "CPU" : "OpenCL", 0), 0u) << used;
+    EXPECT_TRUE(filter->GetConverged());
+    EXPECT_LE(filter->GetRelativeGap(), 1e-4);
+    std::ostringstream print;
+    filter->Print(print);
+    EXPECT_NE(print.str().find("BackendUsed: " + used), std::string::npos);
+  }
+}
+
+TEST(TotalVariationFilter, CPUAndOpenCLAgreeThroughTheFilter)
+{
+  auto input = MakeNoisyImage<Image2F>(48);
+  auto run = [&](gpur::Backend backend) {
+    auto filter = itk::TotalVariationDenoisingImageFilter<Image2F>::New();
+    filter->SetInput(input);
+    filter->SetBackend(backend);
+    filter->SetGapTolerance(0.0);
+    filter->SetMaximumNumberOfIterations(150);
+    filter->Update();
+    return Pixels(filter->GetOutput());
+  };
+  const auto cpu = run(gpur::Backend::CPU), ocl = run(gpur::Backend::OpenCL);
+  EXPECT_LE(gpur::MaxAbsDifference(cpu.data(), ocl.data(), cpu.size()), 1e-4);
+}
+
+TEST(TotalVariationFilter, UsesThePhysicalSpacing)
+{
+  // Same pixels, spacing doubled along every axis: equivalent to halving lambda's
+  // effect on the gradient, i.e. the engine result with that grid, not the unit one.
+  auto input = MakeNoisyImage<Image2F>(32);
+  auto filter = itk::TotalVariationDenoisingImageFilter<Image2F>::New();
+  filter->SetInput(input);
+  filter->SetBackend(gpur::Backend::CPU);
+  filter->Update();
+  const auto withSpacing = Pixels(filter->GetOutput());
+
+  const auto         f = Pixels(input.GetPointer());
+  std::vector<float> ff(f.begin(), f.end()), u(ff.size());
+  const auto         size = input->GetLargestPossibleRegion().GetSize();
+  gpur::TVParameters p;
+  gpur::ExecutionOptions cpu;
+  cpu.backend = gpur::Backend::CPU;
+  gpur::DenoiseTV(ff.data(), u.data(), gpur::MakeGrid2D(size[0], size[1], 0.5, 0.75), p, cpu);
+  EXPECT_LE(gpur::MaxAbsDifference(withSpacing.data(), std::vector<double>(u.begin(), u.end()).data(), u.size()), 1e-6);
+  gpur::DenoiseTV(ff.data(), u.data(), gpur::MakeGrid2D(size[0], size[1]), p, cpu);
+  EXPECT_GT(gpur::MaxAbsDifference(withSpacing.data(), std::vector<double>(u.begin(), u.end()).data(), u.size()), 1e-2);
+}
+
+TEST(TotalVariationFilter, DoubleAndIntegerInputs)
+{
+  auto filter = itk::TotalVariationDenoisingImageFilter<Image3D>::New();
+  auto noisy = MakeNoisyImage<Image3F>(12);
+  auto input = Image3D::New();
+  input->CopyInformation(noisy);
+  input->SetRegions(noisy->GetLargestPossibleRegion());
+  input->Allocate();
+  std::copy(noisy->GetBufferPointer(), noisy->GetBufferPointer() + noisy->GetBufferedRegion().GetNumberOfPixels(),
+            input->GetBufferPointer());
+  filter->SetInput(input);
+  filter->Update(); // Auto: OpenCL when the device has fp64 (PoCL has), else CPU
+  EXPECT_TRUE(filter->GetConverged());
+
+  // A short input into a float output uses the implicitly instantiated template.
+  using ShortImage = itk::Image<short, 2>;
+  auto shorts = ShortImage::New();
+  ShortImage::SizeType size = { { 16, 12 } };
+  shorts->SetRegions(size);
+  shorts->Allocate();
+  shorts->FillBuffer(100);
+  auto sf = itk::TotalVariationDenoisingImageFilter<ShortImage, Image2F>::New();
+  sf->SetInput(shorts);
+  sf->Update();
+  EXPECT_NEAR(sf->GetOutput()->GetPixel({ { 3, 4 } }), 100.0f, 1e-4);
+}
+
+TEST(TotalVariationFilter, ProgressEveryIterationAndAbort)
+{
+  auto input = MakeNoisyImage<Image2F>(24);
+  auto filter = itk::TotalVariationDenoisingImageFilter<Image2F>::New();
+  filter->SetInput(input);
+  filter->SetGapTolerance(0.0);
+  filter->SetMaximumNumberOfIterations(40);
+  unsigned events = 0;
+  auto     observer = itk::CStyleCommand::New();
+  observer->SetClientData(&events);
+  observer->SetCallback([](itk::Object *, const itk::EventObject &, void * data) { ++*static_cast<unsigned *>(data); });
+  filter->AddObserver(itk::ProgressEvent(), observer);
+  filter->Update();
+  EXPECT_GE(events, 40u);
+
+  auto aborting = itk::TotalVariationDenoisingImageFilter<Image2F>::New();
+  aborting->SetInput(input);
+  aborting->SetGapTolerance(0.0);
+  auto stop = itk::CStyleCommand::New();
+  stop->SetClientData(aborting.GetPointer());
+  stop->SetCallback([](itk::Object * caller, const itk::EventObject &, void * data) {
+    if (static_cast<itk::ProcessObject *>(caller)->GetProgress() > 0.01f)
+      static_cast<itk::ProcessObject *>(data)->AbortGenerateDataOn();
+  });
+  aborting->AddObserver(itk::ProgressEvent(), stop);
+  EXPECT_THROW(aborting->Update(), itk::ProcessAborted);
+  EXPECT_EQ(aborting->GetOutput()->GetBufferPointer(), nullptr) << "no partial output";
+}
+
+TEST(TotalVariationFilter, BadInputThrowsITKExceptions)
+{
+  auto expectMessage = [](itk::ProcessObject * filter, const std::string & text) {
+    try
+    {
+      filter->Update();
+      FAIL() << "expected an exception mentioning '" << text << "'";
+    }
+    catch (const itk::ExceptionObject & e)
+    {
+      EXPECT_NE(std::string(e.GetDescription()).find(text), std::string::npos) << e.GetDescription();
+    }
+  };
+  auto input = MakeNoisyImage<Image2F>(10);
+  auto filter = itk::TotalVariationDenoisingImageFilter<Image2F>::New();
+  filter->SetInput(input);
+  filter->SetLambda(-2.0);
+  expectMessage(filter, "lambda");
+  filter->SetLambda(5.0);
+  filter->SetMaximumNumberOfIterations(0);
+  expectMessage(filter, "iterations");
+  filter->SetMaximumNumberOfIterations(10);
+
+  input->SetPixel({ { 2, 3 } }, std::nanf(""));
+  input->Modified();
+  expectMessage(filter, "non-finite");
+
+  auto single = Image2F::New();
+  single->SetRegions(Image2F::SizeType{ { 1, 1 } });
+  single->Allocate();
+  single->FillBuffer(1.0f);
+  auto f1 = itk::TotalVariationDenoisingImageFilter<Image2F>::New();
+  f1->SetInput(single);
+  expectMessage(f1, "single voxel");
+
+  auto f2 = itk::TotalVariationDenoisingImageFilter<Image2F>::New();
+  f2->SetInput(MakeNoisyImage<Image2F>(10));
+  f2->SetBackend(gpur::Backend::OpenCL);
+  f2->SetDevice("no-such-device-xyz");
+  expectMessage(f2, "matches no device");
+}
+
+TEST(TotalVariationFilter, KernelBuildFailureCarriesTheBuildLog)
+{
+  // A broken kernel override (ITKGPUR_KERNEL_DIR) must surface as an ITK
+  // exception with the compiler's log, not a crash.
+  const std::string dir = testing::TempDir();
+  std::ofstream(dir + "/tv_rof.cl") << "__kernel void tv_dual(__global float * v) { v[0] = broken_identifier_7; }\n";
+  setenv("ITKGPUR_KERNEL_DIR", dir.c_str(), 1);
+  auto filter = itk::TotalVariationDenoisingImageFilter<Image2F>::New();
+  filter->SetInput(MakeNoisyImage<Image2F>(10));
+  filter->SetBackend(gpur::Backend::OpenCL);
+  try
+  {
+    filter->Update();
+    unsetenv("ITKGPUR_KERNEL_DIR");
+    FAIL() << "expected a build failure";
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    unsetenv("ITKGPUR_KERNEL_DIR");
+    const std::string m = e.GetDescription();
+    EXPECT_NE(m.find("build log"), std::string::npos) << m;
+    EXPECT_NE(m.find("broken_identifier_7"), std::string::npos) << m;
+  }
+}

@@ -1,0 +1,100 @@
+// Process-wide OpenCL state of one device: context, queues and program cache.
+#ifndef gpurContext_h
+#define gpurContext_h
+
+#include "gpurDevice.h"
+#include "gpurKernelSource.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace gpur
+{
+
+/**
+ * Context, command queues and compiled programs of one device, shared by all
+ * filters of the process. Obtain it with DeviceContext::Get(); it lives until
+ * the process ends. Thread-safe: programs are built once per (sources, options)
+ * and cached; kernels are created per user because cl_kernel arguments are not
+ * thread-safe.
+ */
+class DeviceContext
+{
+public:
+  /** The shared context of a device (created on first use). */
+  static std::shared_ptr<DeviceContext>
+  Get(const DeviceInfo & device);
+
+  const DeviceInfo &
+  Info() const
+  {
+    return m_Info;
+  }
+  const cl::Context &
+  Context() const
+  {
+    return m_Context;
+  }
+  /**
+   * In-order queue number i (0 or 1) with profiling enabled. Two queues per
+   * device let transfers overlap with compute (queue 0: compute, queue 1: copies).
+   */
+  const cl::CommandQueue &
+  Queue(unsigned i = 0) const;
+
+  /**
+   * Program built from the sources concatenated in order, with the options.
+   * Built once per process; later calls return the cached program.
+   * Throws BuildError with the full build log when compilation fails.
+   */
+  cl::Program
+  Program(const std::vector<KernelSource> & sources, const std::string & options = std::string());
+
+  /** A new kernel object from a program (cheap). */
+  static cl::Kernel
+  Kernel(const cl::Program & program, const char * name);
+
+  /** Number of program builds done by this context (for tests of the cache). */
+  unsigned
+  BuildCount() const;
+
+  /**
+   * Throws InvalidArgument unless `bytes` in total, with the largest single
+   * buffer `largestBuffer`, fit on the device. `what` names the job.
+   */
+  void
+  CheckMemory(std::uint64_t bytes, std::uint64_t largestBuffer, const std::string & what) const;
+
+  /** Throws InvalidArgument unless the device has fp64 (for `what`). */
+  void
+  RequireDouble(const std::string & what) const;
+
+  /** Options that make the program compile for float or double (-DREAL=...). */
+  static std::string
+  RealOptions(bool isDouble);
+
+  explicit DeviceContext(const DeviceInfo & device);
+
+private:
+  DeviceInfo                         m_Info;
+  cl::Context                        m_Context;
+  std::vector<cl::CommandQueue>      m_Queues;
+  mutable std::mutex                 m_Mutex;
+  std::map<std::string, cl::Program> m_Programs;
+  unsigned                           m_BuildCount = 0;
+};
+
+/** Throws InvalidArgument (naming `what` and the device) unless the device supports doubles. */
+void
+RequireDouble(const DeviceInfo & device, const std::string & what);
+
+/** Seconds between the start and end of a profiled event. */
+double
+EventSeconds(const cl::Event & event);
+
+} // namespace gpur
+
+#endif

@@ -1,0 +1,71 @@
+// OpenCL device discovery and selection, over all platforms.
+#ifndef gpurDevice_h
+#define gpurDevice_h
+
+#include "gpurOpenCL.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gpur
+{
+
+/** What the engines need to know about one OpenCL device. */
+struct DeviceInfo
+{
+  unsigned       index = 0; ///< position in ListDevices()
+  cl_platform_id platform = nullptr;
+  cl_device_id   id = nullptr;
+  std::string    platformName;
+  std::string    name;
+  std::string    vendor;
+  std::string    version;
+  std::string    driverVersion;
+  cl_device_type type = 0;
+  std::uint64_t  globalMemory = 0;
+  std::uint64_t  maxAllocation = 0;
+  std::uint64_t  localMemory = 0;
+  unsigned       computeUnits = 0;
+  std::size_t    maxWorkGroupSize = 1;
+  bool           fp64 = false;
+
+  /** "gpu", "cpu", "accelerator" or "other". */
+  std::string
+  TypeName() const;
+  /** One line: index, type, name, platform, memory, compute units, fp64. */
+  std::string
+  Describe() const;
+};
+
+/**
+ * Every device of every platform, in platform order. Cached after the first
+ * call. Empty when no OpenCL ICD or platform is installed (never throws for that).
+ */
+const std::vector<DeviceInfo> &
+ListDevices();
+
+/** Name of the environment variable read by SelectDevices("") : ITKGPUR_DEVICE. */
+const char *
+DeviceEnvironmentVariable();
+
+/**
+ * Devices named by a selection string, in the order given, without repeats.
+ * Grammar: a comma-separated list of items, each one of
+ *   - ""/"default": $ITKGPUR_DEVICE if set, else the first GPU, else the first device;
+ *   - "gpu", "cpu", "accelerator": the first device of that type;
+ *   - "all", "all-gpu", "all-cpu": every device (of that type);
+ *   - a number: the device with that index in ListDevices();
+ *   - any other text: the first device whose "platform device" name contains it (case-insensitive).
+ * Throws InvalidArgument with the list of available devices when an item matches nothing.
+ */
+std::vector<DeviceInfo>
+SelectDevices(const std::string & selection = "");
+
+/** True when at least one OpenCL device is present. */
+bool
+HaveOpenCLDevice();
+
+} // namespace gpur
+
+#endif

@@ -1,0 +1,66 @@
+// Backend choice shared by every engine: CPU reference or OpenCL.
+#ifndef gpurExecution_h
+#define gpurExecution_h
+
+#include "gpurDevice.h"
+#include "gpurParallel.h"
+
+#include <functional>
+#include <ostream>
+#include <string>
+
+namespace gpur
+{
+
+/** Which implementation runs. Auto: OpenCL when a suitable device exists, else CPU. */
+enum class Backend
+{
+  Auto,
+  CPU,
+  OpenCL
+};
+
+const char *
+ToString(Backend backend);
+std::ostream &
+operator<<(std::ostream & os, Backend backend);
+/** Parses "auto", "cpu" or "opencl" (case-insensitive); throws InvalidArgument otherwise. */
+Backend
+ParseBackend(const std::string & text);
+
+/** How an engine should run. */
+struct ExecutionOptions
+{
+  Backend     backend = Backend::Auto;
+  std::string device; ///< device selection string, see SelectDevices(); "" = default device
+  /** Parallel loop of the CPU backend; empty: std::thread over all cores. */
+  ParallelForFunction parallelFor;
+};
+
+/** The backend that will run, and on which device (OpenCL only). */
+struct ResolvedBackend
+{
+  Backend    backend = Backend::CPU;
+  DeviceInfo device;
+  /** "CPU" or "OpenCL: <device name>". */
+  std::string
+  Describe() const;
+};
+
+/**
+ * Decides the backend. Auto chooses OpenCL on the first selected device when
+ * one exists and, for double precision, supports fp64; otherwise the CPU
+ * reference (documented fallback, so double images always work under Auto).
+ * An explicit OpenCL request throws InvalidArgument when no device is there or
+ * the device lacks fp64 for double data. A device string that matches nothing
+ * always throws.
+ */
+ResolvedBackend
+ResolveBackend(const ExecutionOptions & options, bool isDouble);
+
+/** Called after every iteration with (iterations done, maximum); return false to abort. */
+using IterationCallback = std::function<bool(unsigned done, unsigned maximum)>;
+
+} // namespace gpur
+
+#endif

@@ -1,0 +1,35 @@
+// OpenCL sources embedded at build time, with a development override.
+#ifndef gpurKernelSource_h
+#define gpurKernelSource_h
+
+#include <string>
+
+namespace gpur
+{
+
+/** One .cl file: its file name and its text. */
+struct KernelSource
+{
+  std::string name;
+  std::string text;
+};
+
+/** Name of the override environment variable: ITKGPUR_KERNEL_DIR. */
+const char *
+KernelDirectoryEnvironmentVariable();
+
+/**
+ * The source of the kernel file `name` whose embedded copy is `embedded`.
+ * If $ITKGPUR_KERNEL_DIR is set and holds a file of that name, its text is
+ * used instead, so kernels can be edited without rebuilding.
+ */
+KernelSource
+ResolveKernelSource(const std::string & name, const char * embedded);
+
+/** Sources of the core's shared kernels, by file name ("gpur_common.cl", "gpur_reduce.cl", "gpur_stencils.cl"). */
+KernelSource
+CoreKernel(const std::string & name);
+
+} // namespace gpur
+
+#endif

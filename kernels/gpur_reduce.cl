@@ -1,0 +1,85 @@
+// Reductions: a work-group tree in local memory (sequential addressing,
+// barriers only, portable to any SIMD width) plus grid-stride kernels whose
+// per-group partials the host sums in double (gpur::Reducer).
+// Requires gpur_common.cl. The local size must be a power of two.
+
+// Sum of v over the work-group; every work-item gets the result.
+inline REAL gpur_group_sum(REAL v, __local REAL * scratch)
+{
+  const int lid = get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2));
+  const int n = get_local_size(0) * get_local_size(1) * get_local_size(2);
+  scratch[lid] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int s = n / 2; s > 0; s >>= 1)
+  {
+    if (lid < s)
+      scratch[lid] += scratch[lid + s];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const REAL r = scratch[0];
+  barrier(CLK_LOCAL_MEM_FENCE); // scratch may be reused right after
+  return r;
+}
+
+inline REAL gpur_group_max(REAL v, __local REAL * scratch)
+{
+  const int lid = get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2));
+  const int n = get_local_size(0) * get_local_size(1) * get_local_size(2);
+  scratch[lid] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int s = n / 2; s > 0; s >>= 1)
+  {
+    if (lid < s)
+      scratch[lid] = fmax(scratch[lid], scratch[lid + s]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const REAL r = scratch[0];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return r;
+}
+
+// Compensated (Kahan) accumulation for the grid-stride loops.
+inline void gpur_kahan_add(REAL * sum, REAL * c, REAL v)
+{
+  const REAL y = v - *c;
+  const REAL t = *sum + y;
+  *c = (t - *sum) - y;
+  *sum = t;
+}
+
+#define GPUR_GRID_STRIDE_SUM(EXPR)                                               \
+  REAL acc = 0, comp = 0;                                                        \
+  for (long i = get_global_id(0); i < n; i += get_global_size(0))               \
+    gpur_kahan_add(&acc, &comp, (EXPR));                                         \
+  const REAL r = gpur_group_sum(acc, scratch);                                   \
+  if (get_local_id(0) == 0)                                                      \
+    partials[get_group_id(0)] = r;
+
+__kernel void gpur_reduce_sum(__global const REAL * x, long n, __global REAL * partials, __local REAL * scratch)
+{
+  GPUR_GRID_STRIDE_SUM(x[i])
+}
+
+__kernel void gpur_reduce_sumsq(__global const REAL * x, long n, __global REAL * partials, __local REAL * scratch)
+{
+  GPUR_GRID_STRIDE_SUM(x[i] * x[i])
+}
+
+__kernel void gpur_reduce_dot(__global const REAL * x,
+                              __global const REAL * y,
+                              long n,
+                              __global REAL * partials,
+                              __local REAL * scratch)
+{
+  GPUR_GRID_STRIDE_SUM(x[i] * y[i])
+}
+
+__kernel void gpur_reduce_max(__global const REAL * x, long n, __global REAL * partials, __local REAL * scratch)
+{
+  REAL m = -INFINITY;
+  for (long i = get_global_id(0); i < n; i += get_global_size(0))
+    m = fmax(m, x[i]);
+  const REAL r = gpur_group_max(m, scratch);
+  if (get_local_id(0) == 0)
+    partials[get_group_id(0)] = r;
+}
