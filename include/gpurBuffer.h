@@ -16,7 +16,7 @@ namespace gpur
  * Allocation is checked against CL_DEVICE_MAX_MEM_ALLOC_SIZE so an oversized
  * request fails with a clear message before any work is queued.
  */
-template <typename T>
+template<typename T>
 class DeviceBuffer
 {
 public:
@@ -58,11 +58,11 @@ public:
   /** Copies `count` elements from host to the buffer at element `offset`. */
   void
   Upload(const cl::CommandQueue & queue,
-         const T *                host,
-         std::size_t              count,
-         std::size_t              offset = 0,
-         bool                     blocking = true,
-         cl::Event *              event = nullptr) const
+         const T * host,
+         std::size_t count,
+         std::size_t offset = 0,
+         bool blocking = true,
+         cl::Event * event = nullptr) const
   {
     CheckRange(count, offset);
     queue.enqueueWriteBuffer(m_Buffer, blocking, offset * sizeof(T), count * sizeof(T), host, nullptr, event);
@@ -76,11 +76,11 @@ public:
   /** Copies `count` elements at element `offset` to the host. */
   void
   Download(const cl::CommandQueue & queue,
-           T *                      host,
-           std::size_t              count,
-           std::size_t              offset = 0,
-           bool                     blocking = true,
-           cl::Event *              event = nullptr) const
+           T * host,
+           std::size_t count,
+           std::size_t offset = 0,
+           bool blocking = true,
+           cl::Event * event = nullptr) const
   {
     CheckRange(count, offset);
     queue.enqueueReadBuffer(m_Buffer, blocking, offset * sizeof(T), count * sizeof(T), host, nullptr, event);
@@ -122,7 +122,7 @@ private:
     }
   }
 
-  cl::Buffer  m_Buffer;
+  cl::Buffer m_Buffer;
   std::size_t m_Count = 0;
 };
 

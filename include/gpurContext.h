@@ -79,12 +79,12 @@ public:
   explicit DeviceContext(const DeviceInfo & device);
 
 private:
-  DeviceInfo                         m_Info;
-  cl::Context                        m_Context;
-  std::vector<cl::CommandQueue>      m_Queues;
-  mutable std::mutex                 m_Mutex;
+  DeviceInfo m_Info;
+  cl::Context m_Context;
+  std::vector<cl::CommandQueue> m_Queues;
+  mutable std::mutex m_Mutex;
   std::map<std::string, cl::Program> m_Programs;
-  unsigned                           m_BuildCount = 0;
+  unsigned m_BuildCount = 0;
 };
 
 /** Throws InvalidArgument (naming `what` and the device) unless the device supports doubles. */

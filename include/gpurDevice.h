@@ -14,21 +14,21 @@ namespace gpur
 /** What the engines need to know about one OpenCL device. */
 struct DeviceInfo
 {
-  unsigned       index = 0; ///< position in ListDevices()
+  unsigned index = 0; ///< position in ListDevices()
   cl_platform_id platform = nullptr;
-  cl_device_id   id = nullptr;
-  std::string    platformName;
-  std::string    name;
-  std::string    vendor;
-  std::string    version;
-  std::string    driverVersion;
+  cl_device_id id = nullptr;
+  std::string platformName;
+  std::string name;
+  std::string vendor;
+  std::string version;
+  std::string driverVersion;
   cl_device_type type = 0;
-  std::uint64_t  globalMemory = 0;
-  std::uint64_t  maxAllocation = 0;
-  std::uint64_t  localMemory = 0;
-  unsigned       computeUnits = 0;
-  std::size_t    maxWorkGroupSize = 1;
-  bool           fp64 = false;
+  std::uint64_t globalMemory = 0;
+  std::uint64_t maxAllocation = 0;
+  std::uint64_t localMemory = 0;
+  unsigned computeUnits = 0;
+  std::size_t maxWorkGroupSize = 1;
+  bool fp64 = false;
 
   /** "gpu", "cpu", "accelerator" or "other". */
   std::string

@@ -32,7 +32,8 @@ public:
   OpenCLError(const std::string & message, cl_int code)
     : Error(message)
     , m_Code(code)
-  {}
+  {
+  }
   cl_int
   Code() const
   {
@@ -56,7 +57,8 @@ class Aborted : public Error
 public:
   Aborted()
     : Error("computation aborted by the caller")
-  {}
+  {
+  }
 };
 
 /** Symbolic name of an OpenCL error code, e.g. "CL_OUT_OF_RESOURCES". */
@@ -75,7 +77,7 @@ RethrowCL(const cl::Error & e);
  * Runs f and converts the bindings' cl::Error into gpur::OpenCLError, so that
  * callers of the engines only ever see gpur::Error.
  */
-template <typename F>
+template<typename F>
 auto
 TranslateCLErrors(F && f) -> decltype(f())
 {

@@ -31,7 +31,7 @@ ParseBackend(const std::string & text);
 /** How an engine should run. */
 struct ExecutionOptions
 {
-  Backend     backend = Backend::Auto;
+  Backend backend = Backend::Auto;
   std::string device; ///< device selection string, see SelectDevices(); "" = default device
   /** Parallel loop of the CPU backend; empty: std::thread over all cores. */
   ParallelForFunction parallelFor;
@@ -40,7 +40,7 @@ struct ExecutionOptions
 /** The backend that will run, and on which device (OpenCL only). */
 struct ResolvedBackend
 {
-  Backend    backend = Backend::CPU;
+  Backend backend = Backend::CPU;
   DeviceInfo device;
   /** "CPU" or "OpenCL: <device name>". */
   std::string

@@ -15,7 +15,7 @@ namespace gpur
 {
 
 /** Strides and inverse spacings of a grid, precomputed for the stencils. */
-template <typename Real>
+template<typename Real>
 struct StencilGeometry
 {
   explicit StencilGeometry(const Grid & grid)
@@ -27,15 +27,21 @@ struct StencilGeometry
     , ihx(static_cast<Real>(1.0 / grid.spacing[0]))
     , ihy(static_cast<Real>(1.0 / grid.spacing[1]))
     , ihz(static_cast<Real>(1.0 / grid.spacing[2]))
-  {}
+  {
+  }
   std::size_t nx, ny, nz, sy, sz;
-  Real        ihx, ihy, ihz;
+  Real ihx, ihy, ihz;
 };
 
 /** Forward-difference gradient at (x, y, z), linear index i. */
-template <typename Real>
+template<typename Real>
 inline std::array<Real, 3>
-ForwardGradient(const Real * u, const StencilGeometry<Real> & g, std::size_t x, std::size_t y, std::size_t z, std::size_t i)
+ForwardGradient(const Real * u,
+                const StencilGeometry<Real> & g,
+                std::size_t x,
+                std::size_t y,
+                std::size_t z,
+                std::size_t i)
 {
   const Real c = u[i];
   return { { x + 1 < g.nx ? (u[i + 1] - c) * g.ihx : Real(0),
@@ -44,16 +50,16 @@ ForwardGradient(const Real * u, const StencilGeometry<Real> & g, std::size_t x, 
 }
 
 /** Backward-difference divergence of (px, py, pz) at (x, y, z); pz is unused when nz == 1. */
-template <typename Real>
+template<typename Real>
 inline Real
-BackwardDivergence(const Real *                  px,
-                   const Real *                  py,
-                   const Real *                  pz,
+BackwardDivergence(const Real * px,
+                   const Real * py,
+                   const Real * pz,
                    const StencilGeometry<Real> & g,
-                   std::size_t                   x,
-                   std::size_t                   y,
-                   std::size_t                   z,
-                   std::size_t                   i)
+                   std::size_t x,
+                   std::size_t y,
+                   std::size_t z,
+                   std::size_t i)
 {
   // Component along one axis: (p[i] if not last) - (p[i-1] if not first).
   Real d = ((x + 1 < g.nx ? px[i] : Real(0)) - (x > 0 ? px[i - 1] : Real(0))) * g.ihx;

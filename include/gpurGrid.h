@@ -15,9 +15,9 @@ namespace gpur
  */
 struct Grid
 {
-  unsigned                   dimension = 3;
+  unsigned dimension = 3;
   std::array<std::size_t, 3> size{ { 1, 1, 1 } };
-  std::array<double, 3>      spacing{ { 1.0, 1.0, 1.0 } };
+  std::array<double, 3> spacing{ { 1.0, 1.0, 1.0 } };
 
   std::size_t
   Count() const

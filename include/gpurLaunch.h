@@ -26,11 +26,11 @@ ImageRange
 MakeImageRange(const Grid & grid, const DeviceInfo & device);
 
 /** OpenCL vector type of three Reals (float3 / double3). */
-template <typename Real>
+template<typename Real>
 using CLReal3 = typename std::conditional<std::is_same<Real, float>::value, cl_float3, cl_double3>::type;
 
 /** (1/hx, 1/hy, 1/hz) of a grid as a kernel argument. */
-template <typename Real>
+template<typename Real>
 CLReal3<Real>
 InverseSpacing(const Grid & grid)
 {
@@ -43,7 +43,7 @@ InverseSpacing(const Grid & grid)
 }
 
 /** Sets kernel arguments 0, 1, ... from the values given. */
-template <typename... Args>
+template<typename... Args>
 void
 SetArgs(cl::Kernel & kernel, const Args &... args)
 {

@@ -8,17 +8,17 @@ namespace gpur
 {
 
 /** Mean squared error of two arrays of n values. */
-template <typename T>
+template<typename T>
 double
 MeanSquaredError(const T * a, const T * b, std::size_t n);
 
 /** PSNR in dB: 10 log10(peak^2 / MSE); +inf when the arrays are equal. */
-template <typename T>
+template<typename T>
 double
 PeakSignalToNoiseRatio(const T * test, const T * reference, std::size_t n, double peak);
 
 /** Largest |a - b|. */
-template <typename T>
+template<typename T>
 double
 MaxAbsDifference(const T * a, const T * b, std::size_t n);
 

@@ -29,9 +29,9 @@ MakeThreadParallelFor(unsigned threads = 0);
  * result does not depend on the number of threads.
  */
 std::vector<double>
-ParallelSum(const ParallelForFunction &                                                   parallelFor,
-            std::size_t                                                                   n,
-            unsigned                                                                      width,
+ParallelSum(const ParallelForFunction & parallelFor,
+            std::size_t n,
+            unsigned width,
             const std::function<void(std::size_t begin, std::size_t end, double * acc)> & body);
 
 } // namespace gpur

@@ -13,7 +13,7 @@ namespace gpur
  * portable); the few hundred partial results are summed on the host in double,
  * which keeps the result accurate for volumes of 10^9 voxels.
  */
-template <typename Real>
+template<typename Real>
 class Reducer
 {
 public:
@@ -43,12 +43,12 @@ private:
   double
   Run(cl::Kernel & kernel, std::size_t count, bool isMax);
 
-  DeviceContext &    m_Context;
-  std::size_t        m_GroupSize;
-  cl::Kernel         m_Sum;
-  cl::Kernel         m_Max;
-  cl::Kernel         m_Dot;
-  cl::Kernel         m_SumSq;
+  DeviceContext & m_Context;
+  std::size_t m_GroupSize;
+  cl::Kernel m_Sum;
+  cl::Kernel m_Max;
+  cl::Kernel m_Dot;
+  cl::Kernel m_SumSq;
   DeviceBuffer<Real> m_Partials;
 };
 
@@ -57,7 +57,7 @@ std::size_t
 PowerOfTwoGroupSize(const DeviceInfo & device, std::size_t limit = 256);
 
 /** Sum of the first `count` host partials, in double. */
-template <typename Real>
+template<typename Real>
 double
 SumPartials(const std::vector<Real> & partials, std::size_t count);
 

@@ -12,7 +12,7 @@ namespace gpur
 {
 
 /** Throws InvalidArgument when any value is NaN or infinite (`what` names the array). */
-template <typename Real>
+template<typename Real>
 void
 RequireFinite(const Real * values, std::size_t count, const std::string & what)
 {

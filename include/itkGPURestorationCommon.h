@@ -21,7 +21,7 @@ namespace GPURestoration
 {
 
 /** Engine grid of an image's largest possible region, with its spacing. */
-template <typename TImage>
+template<typename TImage>
 gpur::Grid
 MakeGrid(const TImage * image)
 {
@@ -41,7 +41,7 @@ MakeGrid(const TImage * image)
  * The image's pixels as a contiguous Real array: the buffer itself when the
  * pixel type is Real (no copy), else a converted copy kept in `storage`.
  */
-template <typename Real, typename TImage>
+template<typename Real, typename TImage>
 const Real *
 PixelsAs(const TImage * image, std::vector<Real> & storage)
 {
@@ -64,7 +64,8 @@ PixelsAs(const TImage * image, std::vector<Real> & storage)
 inline gpur::ParallelForFunction
 MakeParallelFor(ThreadIdType numberOfWorkUnits)
 {
-  return [numberOfWorkUnits](std::size_t n, const gpur::RangeBody & body) {
+  return [numberOfWorkUnits](std::size_t n, const gpur::RangeBody & body)
+  {
     if (n == 0)
       return;
     const std::size_t units = std::max<std::size_t>(1, std::min<std::size_t>(numberOfWorkUnits, n));

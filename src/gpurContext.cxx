@@ -10,10 +10,10 @@ namespace gpur
 std::shared_ptr<DeviceContext>
 DeviceContext::Get(const DeviceInfo & device)
 {
-  static std::mutex                                         mutex;
+  static std::mutex mutex;
   static std::map<cl_device_id, std::shared_ptr<DeviceContext>> contexts;
-  std::lock_guard<std::mutex>                               lock(mutex);
-  auto &                                                    slot = contexts[device.id];
+  std::lock_guard<std::mutex> lock(mutex);
+  auto & slot = contexts[device.id];
   if (!slot)
   {
     slot = std::make_shared<DeviceContext>(device);
@@ -24,14 +24,16 @@ DeviceContext::Get(const DeviceInfo & device)
 DeviceContext::DeviceContext(const DeviceInfo & device)
   : m_Info(device)
 {
-  TranslateCLErrors([&] {
-    cl::Device d(device.id, /*retainObject=*/true);
-    m_Context = cl::Context(d);
-    for (int i = 0; i < 2; ++i)
+  TranslateCLErrors(
+    [&]
     {
-      m_Queues.emplace_back(m_Context, d, CL_QUEUE_PROFILING_ENABLE);
-    }
-  });
+      cl::Device d(device.id, /*retainObject=*/true);
+      m_Context = cl::Context(d);
+      for (int i = 0; i < 2; ++i)
+      {
+        m_Queues.emplace_back(m_Context, d, CL_QUEUE_PROFILING_ENABLE);
+      }
+    });
 }
 
 const cl::CommandQueue &
@@ -53,19 +55,19 @@ DeviceContext::Program(const std::vector<KernelSource> & sources, const std::str
     key += '\0' + s.name + '\0' + s.text;
   }
   std::lock_guard<std::mutex> lock(m_Mutex);
-  auto                        found = m_Programs.find(key);
+  auto found = m_Programs.find(key);
   if (found != m_Programs.end())
   {
     return found->second;
   }
   cl::Program::Sources texts;
-  std::string          names;
+  std::string names;
   for (const auto & s : sources)
   {
     texts.push_back(s.text);
     names += (names.empty() ? "" : ", ") + s.name;
   }
-  cl_int      err = CL_SUCCESS;
+  cl_int err = CL_SUCCESS;
   cl::Program program(m_Context, texts, &err);
   CheckCL(err, "clCreateProgramWithSource");
   cl::Device device(m_Info.id, true);
@@ -97,7 +99,7 @@ DeviceContext::Program(const std::vector<KernelSource> & sources, const std::str
 cl::Kernel
 DeviceContext::Kernel(const cl::Program & program, const char * name)
 {
-  cl_int     err = CL_SUCCESS;
+  cl_int err = CL_SUCCESS;
   cl::Kernel kernel(program, name, &err);
   CheckCL(err, (std::string("clCreateKernel(") + name + ")").c_str());
   return kernel;
@@ -153,12 +155,14 @@ RequireDouble(const DeviceInfo & device, const std::string & what)
 double
 EventSeconds(const cl::Event & event)
 {
-  return TranslateCLErrors([&] {
-    event.wait();
-    const cl_ulong start = event.getProfilingInfo<CL_PROFILING_COMMAND_START>();
-    const cl_ulong end = event.getProfilingInfo<CL_PROFILING_COMMAND_END>();
-    return 1e-9 * static_cast<double>(end - start);
-  });
+  return TranslateCLErrors(
+    [&]
+    {
+      event.wait();
+      const cl_ulong start = event.getProfilingInfo<CL_PROFILING_COMMAND_START>();
+      const cl_ulong end = event.getProfilingInfo<CL_PROFILING_COMMAND_END>();
+      return 1e-9 * static_cast<double>(end - start);
+    });
 }
 
 } // namespace gpur

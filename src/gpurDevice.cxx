@@ -32,7 +32,7 @@ std::vector<DeviceInfo>
 Discover()
 {
   std::vector<DeviceInfo> devices;
-  cl_uint                 numPlatforms = 0;
+  cl_uint numPlatforms = 0;
   // No ICD or no platform is not an error: it means "no OpenCL device".
   if (clGetPlatformIDs(0, nullptr, &numPlatforms) != CL_SUCCESS || numPlatforms == 0)
   {
@@ -99,7 +99,7 @@ std::string
 AvailableList()
 {
   std::ostringstream s;
-  const auto &       all = ListDevices();
+  const auto & all = ListDevices();
   if (all.empty())
   {
     return "no OpenCL device is available (is an ICD such as pocl-opencl-icd or a GPU driver installed?)";
@@ -116,7 +116,8 @@ void
 AddItem(const std::string & rawItem, std::vector<DeviceInfo> & out)
 {
   const auto & all = ListDevices();
-  auto         add = [&out](const DeviceInfo & d) {
+  auto add = [&out](const DeviceInfo & d)
+  {
     if (std::none_of(out.begin(), out.end(), [&d](const DeviceInfo & o) { return o.index == d.index; }))
     {
       out.push_back(d);
@@ -124,7 +125,7 @@ AddItem(const std::string & rawItem, std::vector<DeviceInfo> & out)
   };
   const std::string item = Lower(Trim(rawItem));
   const std::size_t before = out.size();
-  bool              matchedAny = false;
+  bool matchedAny = false;
   if (item.empty() || item == "default")
   {
     const char * env = std::getenv(DeviceEnvironmentVariable());
@@ -221,7 +222,7 @@ DeviceInfo::Describe() const
 const std::vector<DeviceInfo> &
 ListDevices()
 {
-  static std::once_flag          once;
+  static std::once_flag once;
   static std::vector<DeviceInfo> devices;
   std::call_once(once, [] { devices = TranslateCLErrors([] { return Discover(); }); });
   return devices;
@@ -237,8 +238,8 @@ std::vector<DeviceInfo>
 SelectDevices(const std::string & selection)
 {
   std::vector<DeviceInfo> out;
-  std::stringstream       items(selection);
-  std::string             item;
+  std::stringstream items(selection);
+  std::string item;
   if (Trim(selection).empty())
   {
     AddItem("", out);

@@ -7,7 +7,7 @@
 namespace gpur
 {
 
-template <typename T>
+template<typename T>
 double
 MeanSquaredError(const T * a, const T * b, std::size_t n)
 {
@@ -20,7 +20,7 @@ MeanSquaredError(const T * a, const T * b, std::size_t n)
   return n > 0 ? s / static_cast<double>(n) : 0.0;
 }
 
-template <typename T>
+template<typename T>
 double
 PeakSignalToNoiseRatio(const T * test, const T * reference, std::size_t n, double peak)
 {
@@ -28,7 +28,7 @@ PeakSignalToNoiseRatio(const T * test, const T * reference, std::size_t n, doubl
   return mse > 0.0 ? 10.0 * std::log10(peak * peak / mse) : std::numeric_limits<double>::infinity();
 }
 
-template <typename T>
+template<typename T>
 double
 MaxAbsDifference(const T * a, const T * b, std::size_t n)
 {

@@ -12,7 +12,7 @@ std::size_t
 PowerOfTwoGroupSize(const DeviceInfo & device, std::size_t limit)
 {
   const std::size_t cap = std::min(limit, device.maxWorkGroupSize);
-  std::size_t       g = 1;
+  std::size_t g = 1;
   while (g * 2 <= cap)
   {
     g *= 2;
@@ -20,7 +20,7 @@ PowerOfTwoGroupSize(const DeviceInfo & device, std::size_t limit)
   return g;
 }
 
-template <typename Real>
+template<typename Real>
 double
 SumPartials(const std::vector<Real> & partials, std::size_t count)
 {
@@ -37,28 +37,30 @@ namespace
 constexpr std::size_t MaxGroups = 1024;
 }
 
-template <typename Real>
+template<typename Real>
 Reducer<Real>::Reducer(DeviceContext & context)
   : m_Context(context)
   , m_GroupSize(PowerOfTwoGroupSize(context.Info()))
 {
-  TranslateCLErrors([&] {
-    const bool isDouble = std::is_same<Real, double>::value;
-    if (isDouble)
+  TranslateCLErrors(
+    [&]
     {
-      context.RequireDouble("device reductions");
-    }
-    cl::Program program =
-      context.Program({ CoreKernel("gpur_common.cl"), CoreKernel("gpur_reduce.cl") }, DeviceContext::RealOptions(isDouble));
-    m_Sum = DeviceContext::Kernel(program, "gpur_reduce_sum");
-    m_Max = DeviceContext::Kernel(program, "gpur_reduce_max");
-    m_Dot = DeviceContext::Kernel(program, "gpur_reduce_dot");
-    m_SumSq = DeviceContext::Kernel(program, "gpur_reduce_sumsq");
-    m_Partials = DeviceBuffer<Real>(context, MaxGroups);
-  });
+      const bool isDouble = std::is_same<Real, double>::value;
+      if (isDouble)
+      {
+        context.RequireDouble("device reductions");
+      }
+      cl::Program program = context.Program({ CoreKernel("gpur_common.cl"), CoreKernel("gpur_reduce.cl") },
+                                            DeviceContext::RealOptions(isDouble));
+      m_Sum = DeviceContext::Kernel(program, "gpur_reduce_sum");
+      m_Max = DeviceContext::Kernel(program, "gpur_reduce_max");
+      m_Dot = DeviceContext::Kernel(program, "gpur_reduce_dot");
+      m_SumSq = DeviceContext::Kernel(program, "gpur_reduce_sumsq");
+      m_Partials = DeviceBuffer<Real>(context, MaxGroups);
+    });
 }
 
-template <typename Real>
+template<typename Real>
 std::size_t
 Reducer<Real>::GroupCount(std::size_t count) const
 {
@@ -66,25 +68,27 @@ Reducer<Real>::GroupCount(std::size_t count) const
   return std::max<std::size_t>(1, std::min(MaxGroups, (count + perGroup - 1) / perGroup));
 }
 
-template <typename Real>
+template<typename Real>
 double
 Reducer<Real>::Run(cl::Kernel & kernel, std::size_t count, bool isMax)
 {
-  return TranslateCLErrors([&] {
-    const std::size_t groups = GroupCount(count);
-    const auto &      queue = m_Context.Queue(0);
-    queue.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(groups * m_GroupSize), cl::NDRange(m_GroupSize));
-    std::vector<Real> partials(groups);
-    m_Partials.Download(queue, partials.data(), groups);
-    if (isMax)
+  return TranslateCLErrors(
+    [&]
     {
-      return static_cast<double>(*std::max_element(partials.begin(), partials.end()));
-    }
-    return SumPartials(partials, groups);
-  });
+      const std::size_t groups = GroupCount(count);
+      const auto & queue = m_Context.Queue(0);
+      queue.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(groups * m_GroupSize), cl::NDRange(m_GroupSize));
+      std::vector<Real> partials(groups);
+      m_Partials.Download(queue, partials.data(), groups);
+      if (isMax)
+      {
+        return static_cast<double>(*std::max_element(partials.begin(), partials.end()));
+      }
+      return SumPartials(partials, groups);
+    });
 }
 
-template <typename Real>
+template<typename Real>
 double
 Reducer<Real>::Sum(const DeviceBuffer<Real> & x, std::size_t count)
 {
@@ -92,7 +96,7 @@ Reducer<Real>::Sum(const DeviceBuffer<Real> & x, std::size_t count)
   return Run(m_Sum, count, false);
 }
 
-template <typename Real>
+template<typename Real>
 double
 Reducer<Real>::Max(const DeviceBuffer<Real> & x, std::size_t count)
 {
@@ -100,7 +104,7 @@ Reducer<Real>::Max(const DeviceBuffer<Real> & x, std::size_t count)
   return Run(m_Max, count, true);
 }
 
-template <typename Real>
+template<typename Real>
 double
 Reducer<Real>::Dot(const DeviceBuffer<Real> & x, const DeviceBuffer<Real> & y, std::size_t count)
 {
@@ -109,7 +113,7 @@ Reducer<Real>::Dot(const DeviceBuffer<Real> & x, const DeviceBuffer<Real> & y, s
   return Run(m_Dot, count, false);
 }
 
-template <typename Real>
+template<typename Real>
 double
 Reducer<Real>::SumOfSquares(const DeviceBuffer<Real> & x, std::size_t count)
 {

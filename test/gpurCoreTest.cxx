@@ -27,9 +27,9 @@ namespace
 std::vector<float>
 RandomFloats(std::size_t n, unsigned seed)
 {
-  std::mt19937                          rng(seed);
+  std::mt19937 rng(seed);
   std::uniform_real_distribution<float> d(-1.0f, 1.0f);
-  std::vector<float>                    v(n);
+  std::vector<float> v(n);
   for (auto & x : v)
     x = d(rng);
   return v;
@@ -122,10 +122,10 @@ TEST(Backend, DoubleWithoutFp64IsRefusedClearly)
 
 TEST(ProgramCache, BuildsOncePerSourceAndOptions)
 {
-  auto                                  ctx = FirstContext();
+  auto ctx = FirstContext();
   const std::vector<gpur::KernelSource> sources = { gpur::CoreKernel("gpur_common.cl"),
                                                     gpur::CoreKernel("gpur_reduce.cl") };
-  const unsigned                        before = ctx->BuildCount();
+  const unsigned before = ctx->BuildCount();
   ctx->Program(sources, "-DREAL=float -DREAL3=float3 -DGPUR_CACHE_TEST=1");
   EXPECT_EQ(ctx->BuildCount(), before + 1);
   ctx->Program(sources, "-DREAL=float -DREAL3=float3 -DGPUR_CACHE_TEST=1");
@@ -169,8 +169,8 @@ TEST(KernelSources, EnvironmentOverrideWins)
 
 TEST(Buffers, RoundTripFloatAndDouble)
 {
-  auto                      ctx = FirstContext();
-  const auto                host = RandomFloats(10007, 1);
+  auto ctx = FirstContext();
+  const auto host = RandomFloats(10007, 1);
   gpur::DeviceBuffer<float> b(*ctx, host.size());
   b.Upload(ctx->Queue(), host);
   EXPECT_EQ(b.Download(ctx->Queue()), host);
@@ -179,7 +179,7 @@ TEST(Buffers, RoundTripFloatAndDouble)
   EXPECT_EQ(part[3], host[503]);
   EXPECT_THROW(b.Download(ctx->Queue(), part.data(), 10, host.size() - 5), gpur::InvalidArgument);
 
-  std::vector<double>        hd(host.begin(), host.end());
+  std::vector<double> hd(host.begin(), host.end());
   gpur::DeviceBuffer<double> bd(*ctx, hd.size());
   bd.Upload(ctx->Queue(), hd);
   EXPECT_EQ(bd.Download(ctx->Queue()), hd);
@@ -188,7 +188,7 @@ TEST(Buffers, RoundTripFloatAndDouble)
 
 TEST(Buffers, OversizedAllocationIsRefusedClearly)
 {
-  auto              ctx = FirstContext();
+  auto ctx = FirstContext();
   const std::size_t tooMany = ctx->Info().maxAllocation / sizeof(float) + 1;
   try
   {
@@ -204,9 +204,9 @@ TEST(Buffers, OversizedAllocationIsRefusedClearly)
 
 TEST(Reductions, MatchHostSumsInDouble)
 {
-  auto                      ctx = FirstContext();
-  const std::size_t         n = 1000003;
-  const auto                x = RandomFloats(n, 2), y = RandomFloats(n, 3);
+  auto ctx = FirstContext();
+  const std::size_t n = 1000003;
+  const auto x = RandomFloats(n, 2), y = RandomFloats(n, 3);
   gpur::DeviceBuffer<float> bx(*ctx, n), by(*ctx, n);
   bx.Upload(ctx->Queue(), x);
   by.Upload(ctx->Queue(), y);
@@ -229,12 +229,12 @@ TEST(Reductions, MatchHostSumsInDouble)
 TEST(Stencils, DeviceGradientAndDivergenceAreAdjointAndMatchTheCPU)
 {
   // Non-cubic and anisotropic, to catch axis mix-ups.
-  const gpur::Grid  grid = gpur::MakeGrid3D(37, 23, 11, 0.7, 1.3, 2.1);
+  const gpur::Grid grid = gpur::MakeGrid3D(37, 23, 11, 0.7, 1.3, 2.1);
   const std::size_t n = grid.Count();
-  auto              ctx = FirstContext();
-  const auto        u = RandomFloats(n, 4), px = RandomFloats(n, 5), py = RandomFloats(n, 6), pz = RandomFloats(n, 7);
-  const cl::Program program = ctx->Program(
-    { gpur::CoreKernel("gpur_common.cl"), gpur::CoreKernel("gpur_stencils.cl") }, gpur::DeviceContext::RealOptions(false));
+  auto ctx = FirstContext();
+  const auto u = RandomFloats(n, 4), px = RandomFloats(n, 5), py = RandomFloats(n, 6), pz = RandomFloats(n, 7);
+  const cl::Program program = ctx->Program({ gpur::CoreKernel("gpur_common.cl"), gpur::CoreKernel("gpur_stencils.cl") },
+                                           gpur::DeviceContext::RealOptions(false));
   gpur::DeviceBuffer<float> bu(*ctx, n), bpx(*ctx, n), bpy(*ctx, n), bpz(*ctx, n), gx(*ctx, n), gy(*ctx, n),
     gz(*ctx, n), div(*ctx, n);
   bu.Upload(ctx->Queue(), u);
@@ -244,7 +244,7 @@ TEST(Stencils, DeviceGradientAndDivergenceAreAdjointAndMatchTheCPU)
   const auto range = gpur::MakeImageRange(grid, ctx->Info());
   const auto ih = gpur::InverseSpacing<float>(grid);
   const cl_int nx = 37, ny = 23, nz = 11;
-  cl::Kernel   grad = gpur::DeviceContext::Kernel(program, "gpur_gradient");
+  cl::Kernel grad = gpur::DeviceContext::Kernel(program, "gpur_gradient");
   gpur::SetArgs(grad, bu.Get(), gx.Get(), gy.Get(), gz.Get(), nx, ny, nz, ih);
   cl::Event gradEvent;
   ctx->Queue().enqueueNDRangeKernel(grad, cl::NullRange, range.global, range.local, nullptr, &gradEvent);
@@ -280,10 +280,10 @@ TEST(Stencils, CPUAdjointnessInDoubleIncluding2D)
 {
   for (const gpur::Grid & grid : { gpur::MakeGrid2D(31, 17, 0.5, 1.7), gpur::MakeGrid3D(9, 8, 7, 1.0, 0.3, 2.0) })
   {
-    const std::size_t                   n = grid.Count();
-    std::mt19937                        rng(8);
-    std::normal_distribution<double>    d;
-    std::vector<double>                 u(n), px(n), py(n), pz(n);
+    const std::size_t n = grid.Count();
+    std::mt19937 rng(8);
+    std::normal_distribution<double> d;
+    std::vector<double> u(n), px(n), py(n), pz(n);
     for (std::size_t i = 0; i < n; ++i)
     {
       u[i] = d(rng);
@@ -292,7 +292,7 @@ TEST(Stencils, CPUAdjointnessInDoubleIncluding2D)
       pz[i] = d(rng);
     }
     const gpur::StencilGeometry<double> g(grid);
-    double                              lhs = 0, rhs = 0;
+    double lhs = 0, rhs = 0;
     for (std::size_t z = 0, i = 0; z < grid.size[2]; ++z)
       for (std::size_t y = 0; y < grid.size[1]; ++y)
         for (std::size_t x = 0; x < grid.size[0]; ++x, ++i)
@@ -310,22 +310,24 @@ TEST(MultiDevice, TwoDevicesComputeAtOnce)
   const auto devices = gpur::SelectDevices("0,1");
   ASSERT_EQ(devices.size(), 2u);
   const std::size_t n = 2000000;
-  const auto        x = RandomFloats(n, 9);
-  double            expected = 0;
+  const auto x = RandomFloats(n, 9);
+  double expected = 0;
   for (float v : x)
     expected += v;
-  double              results[2] = { 0, 0 };
+  double results[2] = { 0, 0 };
   std::vector<std::thread> threads;
   for (int k = 0; k < 2; ++k)
   {
-    threads.emplace_back([&, k] {
-      auto                      ctx = gpur::DeviceContext::Get(devices[k]);
-      gpur::DeviceBuffer<float> b(*ctx, n);
-      b.Upload(ctx->Queue(1), x);
-      gpur::Reducer<float> r(*ctx);
-      for (int rep = 0; rep < 5; ++rep)
-        results[k] = r.Sum(b, n);
-    });
+    threads.emplace_back(
+      [&, k]
+      {
+        auto ctx = gpur::DeviceContext::Get(devices[k]);
+        gpur::DeviceBuffer<float> b(*ctx, n);
+        b.Upload(ctx->Queue(1), x);
+        gpur::Reducer<float> r(*ctx);
+        for (int rep = 0; rep < 5; ++rep)
+          results[k] = r.Sum(b, n);
+      });
   }
   for (auto & t : threads)
     t.join();
@@ -336,7 +338,8 @@ TEST(MultiDevice, TwoDevicesComputeAtOnce)
 
 TEST(Parallel, SumIsIndependentOfTheThreadCount)
 {
-  auto body = [](std::size_t b, std::size_t e, double * acc) {
+  auto body = [](std::size_t b, std::size_t e, double * acc)
+  {
     for (std::size_t i = b; i < e; ++i)
       acc[0] += 1.0 / (1.0 + double(i));
   };
@@ -362,7 +365,7 @@ TEST(Metrics, PSNRMatchesTheThesisTable)
 {
   // Thesis Table 6.1: MSE 0.00524 with peak 1 is 22.807 dB.
   const std::vector<double> ref(100, 0.0);
-  std::vector<double>       test(100, std::sqrt(0.00524));
+  std::vector<double> test(100, std::sqrt(0.00524));
   EXPECT_NEAR(gpur::PeakSignalToNoiseRatio(test.data(), ref.data(), 100, 1.0), 22.807, 1e-3);
   EXPECT_NEAR(gpur::MeanSquaredError(test.data(), ref.data(), 100), 0.00524, 1e-12);
   EXPECT_TRUE(std::isinf(gpur::PeakSignalToNoiseRatio(ref.data(), ref.data(), 100, 1.0)));

@@ -46,9 +46,9 @@ ParseTVAlgorithm(const std::string & text);
 /** Parameters of a TV denoising run. */
 struct TVParameters
 {
-  double      lambda = 8.0; ///< fidelity weight, > 0
+  double lambda = 8.0; ///< fidelity weight, > 0
   TVAlgorithm algorithm = TVAlgorithm::AcceleratedChambollePock;
-  unsigned    maxIterations = 500; ///< >= 1
+  unsigned maxIterations = 500; ///< >= 1
   /** Stop when (P - D) / P <= gapTolerance; 0 runs maxIterations. */
   double gapTolerance = 1e-4;
   /** Iterations between gap evaluations (one extra pass each); 0 never checks. */
@@ -69,12 +69,12 @@ struct TVParameters
 struct TVReport
 {
   ResolvedBackend backend;
-  unsigned        iterations = 0;
-  bool            converged = false; ///< the gap tolerance was reached
-  double          primal = 0.0;      ///< P(u) = lambda/2 ||u-f||^2 + TV(u) at the end
-  double          dual = 0.0;        ///< D(p) = -<f, div p> - ||div p||^2 / (2 lambda)
-  double          relativeGap = 0.0; ///< (P - D) / P at the end
-  double          seconds = 0.0;     ///< wall time of the solve (upload to download)
+  unsigned iterations = 0;
+  bool converged = false;   ///< the gap tolerance was reached
+  double primal = 0.0;      ///< P(u) = lambda/2 ||u-f||^2 + TV(u) at the end
+  double dual = 0.0;        ///< D(p) = -<f, div p> - ||div p||^2 / (2 lambda)
+  double relativeGap = 0.0; ///< (P - D) / P at the end
+  double seconds = 0.0;     ///< wall time of the solve (upload to download)
   /** (iteration, relative gap) at every check, for convergence plots and tests. */
   std::vector<std::pair<unsigned, double>> gapHistory;
 };
@@ -85,17 +85,17 @@ struct TVReport
  * non-finite input, Aborted when the callback returns false, OpenCLError for a
  * device failure.
  */
-template <typename Real>
+template<typename Real>
 TVReport
-DenoiseTV(const Real *              f,
-          Real *                    u,
-          const Grid &              grid,
-          const TVParameters &      parameters,
-          const ExecutionOptions &  execution = ExecutionOptions(),
+DenoiseTV(const Real * f,
+          Real * u,
+          const Grid & grid,
+          const TVParameters & parameters,
+          const ExecutionOptions & execution = ExecutionOptions(),
           const IterationCallback & callback = IterationCallback());
 
 /** ROF objective P(u) = lambda/2 ||u - f||^2 + TV(u), evaluated on the CPU in double. */
-template <typename Real>
+template<typename Real>
 double
 ROFObjective(const Real * f, const Real * u, const Grid & grid, double lambda);
 

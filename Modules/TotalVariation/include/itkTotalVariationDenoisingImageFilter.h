@@ -36,7 +36,7 @@ namespace itk
  *
  * \ingroup ITKGPURestorationTotalVariation
  */
-template <typename TInputImage, typename TOutputImage = TInputImage>
+template<typename TInputImage, typename TOutputImage = TInputImage>
 class TotalVariationDenoisingImageFilter : public ImageToImageFilter<TInputImage, TOutputImage>
 {
 public:
@@ -122,29 +122,29 @@ private:
   gpur::TVParameters
   MakeParameters() const;
 
-  double        m_Lambda{ 8.0 };
+  double m_Lambda{ 8.0 };
   AlgorithmType m_Algorithm{ AlgorithmType::AcceleratedChambollePock };
-  unsigned int  m_MaximumNumberOfIterations{ 500 };
-  double        m_GapTolerance{ 1e-4 };
-  unsigned int  m_GapCheckInterval{ 10 };
-  unsigned int  m_PDUOffset{ 15 };
-  BackendType   m_Backend{ BackendType::Auto };
-  std::string   m_Device;
+  unsigned int m_MaximumNumberOfIterations{ 500 };
+  double m_GapTolerance{ 1e-4 };
+  unsigned int m_GapCheckInterval{ 10 };
+  unsigned int m_PDUOffset{ 15 };
+  BackendType m_Backend{ BackendType::Auto };
+  std::string m_Device;
 
-  unsigned int   m_NumberOfIterations{ 0 };
-  double         m_RelativeGap{ 0.0 };
-  double         m_PrimalEnergy{ 0.0 };
-  double         m_DualEnergy{ 0.0 };
-  bool           m_Converged{ false };
-  double         m_ElapsedSeconds{ 0.0 };
-  std::string    m_BackendUsed;
+  unsigned int m_NumberOfIterations{ 0 };
+  double m_RelativeGap{ 0.0 };
+  double m_PrimalEnergy{ 0.0 };
+  double m_DualEnergy{ 0.0 };
+  bool m_Converged{ false };
+  double m_ElapsedSeconds{ 0.0 };
+  std::string m_BackendUsed;
   gpur::TVReport m_Report;
 };
 
 } // namespace itk
 
 #ifndef ITK_MANUAL_INSTANTIATION
-#  include "itkTotalVariationDenoisingImageFilter.hxx"
+#include "itkTotalVariationDenoisingImageFilter.hxx"
 #endif
 
 // The common types are compiled once into ITKGPURestorationTotalVariation.

@@ -8,7 +8,7 @@
 namespace itk
 {
 
-template <typename TInputImage, typename TOutputImage>
+template<typename TInputImage, typename TOutputImage>
 void
 TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::GenerateInputRequestedRegion()
 {
@@ -19,7 +19,7 @@ TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::GenerateInputRequ
   }
 }
 
-template <typename TInputImage, typename TOutputImage>
+template<typename TInputImage, typename TOutputImage>
 void
 TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::EnlargeOutputRequestedRegion(DataObject * output)
 {
@@ -27,7 +27,7 @@ TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::EnlargeOutputRequ
   output->SetRequestedRegionToLargestPossibleRegion();
 }
 
-template <typename TInputImage, typename TOutputImage>
+template<typename TInputImage, typename TOutputImage>
 gpur::TVParameters
 TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::MakeParameters() const
 {
@@ -41,12 +41,12 @@ TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::MakeParameters() 
   return p;
 }
 
-template <typename TInputImage, typename TOutputImage>
+template<typename TInputImage, typename TOutputImage>
 void
 TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::GenerateData()
 {
   const TInputImage * input = this->GetInput();
-  TOutputImage *      output = this->GetOutput();
+  TOutputImage * output = this->GetOutput();
   m_BackendUsed.clear();
 
   gpur::ExecutionOptions execution;
@@ -54,10 +54,10 @@ TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::GenerateData()
   execution.device = m_Device;
   execution.parallelFor = GPURestoration::MakeParallelFor(this->GetNumberOfWorkUnits());
 
-  const gpur::Grid          grid = GPURestoration::MakeGrid(input);
-  const gpur::TVParameters  parameters = this->MakeParameters();
-  std::vector<RealType>     converted;
-  const RealType *          f = nullptr;
+  const gpur::Grid grid = GPURestoration::MakeGrid(input);
+  const gpur::TVParameters parameters = this->MakeParameters();
+  std::vector<RealType> converted;
+  const RealType * f = nullptr;
   itkGPURestorationCallEngine(grid.Validate(); parameters.Validate());
   f = GPURestoration::PixelsAs<RealType>(input, converted);
 
@@ -65,7 +65,8 @@ TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::GenerateData()
   output->SetBufferedRegion(output->GetRequestedRegion());
   output->Allocate();
   this->UpdateProgress(0.0f);
-  const auto progress = [this](unsigned done, unsigned maximum) {
+  const auto progress = [this](unsigned done, unsigned maximum)
+  {
     this->UpdateProgress(static_cast<float>(done) / static_cast<float>(maximum));
     return !this->GetAbortGenerateData();
   };
@@ -89,7 +90,7 @@ TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::GenerateData()
   this->UpdateProgress(1.0f);
 }
 
-template <typename TInputImage, typename TOutputImage>
+template<typename TInputImage, typename TOutputImage>
 void
 TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::PrintSelf(std::ostream & os, Indent indent) const
 {

@@ -83,7 +83,7 @@ SetEnergies(TVReport & report, const TVEnergySums & s, double lambda, double dat
   report.relativeGap = denominator > 0.0 ? (report.primal - report.dual) / denominator : 0.0;
 }
 
-template <typename Real>
+template<typename Real>
 double
 DataEnergy(const Real * f, std::size_t n, double lambda)
 {
@@ -95,14 +95,14 @@ DataEnergy(const Real * f, std::size_t n, double lambda)
   return 0.5 * lambda * s;
 }
 
-template <typename Real>
+template<typename Real>
 void
-RunIterations(TVStepper<Real> &         stepper,
-              const TVParameters &      parameters,
-              const Grid &              grid,
-              double                    dataEnergy,
+RunIterations(TVStepper<Real> & stepper,
+              const TVParameters & parameters,
+              const Grid & grid,
+              double dataEnergy,
               const IterationCallback & callback,
-              TVReport &                report)
+              TVReport & report)
 {
   TVSchedule schedule(parameters, grid);
   stepper.Initialize();
@@ -142,13 +142,13 @@ RunIterations(TVStepper<Real> &         stepper,
 
 } // namespace
 
-template <typename Real>
+template<typename Real>
 TVReport
-DenoiseTV(const Real *              f,
-          Real *                    u,
-          const Grid &              grid,
-          const TVParameters &      parameters,
-          const ExecutionOptions &  execution,
+DenoiseTV(const Real * f,
+          Real * u,
+          const Grid & grid,
+          const TVParameters & parameters,
+          const ExecutionOptions & execution,
           const IterationCallback & callback)
 {
   grid.Validate();
@@ -163,36 +163,38 @@ DenoiseTV(const Real *              f,
   report.backend = ResolveBackend(execution, std::is_same<Real, double>::value);
   const auto start = std::chrono::steady_clock::now();
   const bool usesBar = parameters.algorithm != TVAlgorithm::PDU;
-  TranslateCLErrors([&] {
-    std::unique_ptr<TVStepper<Real>> stepper;
-    if (report.backend.backend == Backend::OpenCL)
+  TranslateCLErrors(
+    [&]
     {
-      stepper = MakeTVStepperOpenCL(f, grid, usesBar, report.backend.device);
-    }
-    else
-    {
-      stepper =
-        MakeTVStepperCPU(f, grid, usesBar, execution.parallelFor ? execution.parallelFor : MakeThreadParallelFor());
-    }
-    RunIterations(*stepper, parameters, grid, DataEnergy(f, grid.Count(), parameters.lambda), callback, report);
-    stepper->Read(u); // the only write to u: never half-written
-  });
+      std::unique_ptr<TVStepper<Real>> stepper;
+      if (report.backend.backend == Backend::OpenCL)
+      {
+        stepper = MakeTVStepperOpenCL(f, grid, usesBar, report.backend.device);
+      }
+      else
+      {
+        stepper =
+          MakeTVStepperCPU(f, grid, usesBar, execution.parallelFor ? execution.parallelFor : MakeThreadParallelFor());
+      }
+      RunIterations(*stepper, parameters, grid, DataEnergy(f, grid.Count(), parameters.lambda), callback, report);
+      stepper->Read(u); // the only write to u: never half-written
+    });
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
 }
 
-template <typename Real>
+template<typename Real>
 double
 ROFObjective(const Real * f, const Real * u, const Grid & grid, double lambda)
 {
   const StencilGeometry<Real> g(grid);
-  double                      fidelity = 0.0, tv = 0.0;
-  std::size_t                 i = 0;
+  double fidelity = 0.0, tv = 0.0;
+  std::size_t i = 0;
   for (std::size_t z = 0; z < g.nz; ++z)
     for (std::size_t y = 0; y < g.ny; ++y)
       for (std::size_t x = 0; x < g.nx; ++x, ++i)
       {
-        const auto   gr = ForwardGradient(u, g, x, y, z, i);
+        const auto gr = ForwardGradient(u, g, x, y, z, i);
         const double d = static_cast<double>(u[i]) - f[i];
         fidelity += d * d;
         tv += std::sqrt(double(gr[0]) * gr[0] + double(gr[1]) * gr[1] + double(gr[2]) * gr[2]);
@@ -201,13 +203,9 @@ ROFObjective(const Real * f, const Real * u, const Grid & grid, double lambda)
 }
 
 #define GPUR_INSTANTIATE_TV(Real)                                                                                      \
-  template TVReport DenoiseTV(const Real *,                                                                            \
-                              Real *,                                                                                  \
-                              const Grid &,                                                                            \
-                              const TVParameters &,                                                                    \
-                              const ExecutionOptions &,                                                                \
-                              const IterationCallback &);                                                              \
-  template double   ROFObjective(const Real *, const Real *, const Grid &, double);
+  template TVReport DenoiseTV(                                                                                         \
+    const Real *, Real *, const Grid &, const TVParameters &, const ExecutionOptions &, const IterationCallback &);    \
+  template double ROFObjective(const Real *, const Real *, const Grid &, double);
 GPUR_INSTANTIATE_TV(float)
 GPUR_INSTANTIATE_TV(double)
 #undef GPUR_INSTANTIATE_TV

@@ -18,7 +18,7 @@ TVSchedule::PrimalDualStep(double tau, double sigma, double theta) const
 {
   // prox of tau * (lambda/2)||u - f||^2 at u + tau div p.
   const double lambda = m_Parameters.lambda;
-  TVStep       s;
+  TVStep s;
   s.primalFirst = false;
   s.dualUsesBar = true;
   s.sigma = sigma;
@@ -54,7 +54,7 @@ TVSchedule::Next(unsigned k)
       const double kk = static_cast<double>(k) + m_Parameters.pduOffset;
       const double tauD = 0.3 + 0.02 * kk;
       const double tauP = (1.0 / tauD) * (1.0 / 6.0 - 5.0 / (15.0 + kk));
-      TVStep       s;
+      TVStep s;
       s.primalFirst = true;
       s.dualUsesBar = false;
       s.sigma = tauD * 12.0 / m_NormSquared;

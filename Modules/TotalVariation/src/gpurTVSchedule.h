@@ -15,8 +15,8 @@ namespace gpur
  */
 struct TVStep
 {
-  bool   primalFirst = false;
-  bool   dualUsesBar = true;
+  bool primalFirst = false;
+  bool dualUsesBar = true;
   double sigma = 0.0;
   double a = 0.0, b = 0.0, c = 0.0, theta = 0.0;
 };
@@ -40,8 +40,8 @@ private:
   PrimalDualStep(double tau, double sigma, double theta) const;
 
   TVParameters m_Parameters;
-  double       m_NormSquared; ///< bound of ||grad||^2
-  double       m_Tau, m_Sigma;
+  double m_NormSquared; ///< bound of ||grad||^2
+  double m_Tau, m_Sigma;
 };
 
 } // namespace gpur

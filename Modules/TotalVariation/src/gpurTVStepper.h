@@ -13,13 +13,13 @@ namespace gpur
 /** Per-voxel sums behind the energies (see TVEnergySums). */
 struct TVEnergySums
 {
-  double fidelity = 0.0;  ///< sum (u - f)^2
-  double tv = 0.0;        ///< sum |grad u|
-  double fDivP = 0.0;     ///< sum f div p
+  double fidelity = 0.0;    ///< sum (u - f)^2
+  double tv = 0.0;          ///< sum |grad u|
+  double fDivP = 0.0;       ///< sum f div p
   double divPSquared = 0.0; ///< sum (div p)^2
 };
 
-template <typename Real>
+template<typename Real>
 class TVStepper
 {
 public:
@@ -38,11 +38,11 @@ public:
   Read(Real * u) = 0;
 };
 
-template <typename Real>
+template<typename Real>
 std::unique_ptr<TVStepper<Real>>
 MakeTVStepperCPU(const Real * f, const Grid & grid, bool usesBar, const ParallelForFunction & parallelFor);
 
-template <typename Real>
+template<typename Real>
 std::unique_ptr<TVStepper<Real>>
 MakeTVStepperOpenCL(const Real * f, const Grid & grid, bool usesBar, const DeviceInfo & device);
 

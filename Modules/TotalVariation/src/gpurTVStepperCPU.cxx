@@ -12,7 +12,7 @@ namespace gpur
 namespace
 {
 
-template <typename Real>
+template<typename Real>
 class TVStepperCPU : public TVStepper<Real>
 {
 public:
@@ -27,7 +27,8 @@ public:
     , m_Px(m_Count)
     , m_Py(m_Count)
     , m_Pz(grid.size[2] > 1 ? m_Count : 0)
-  {}
+  {
+  }
 
   void
   Initialize() override
@@ -44,18 +45,20 @@ public:
   Dual(const TVStep & step) override
   {
     const Real * v = step.dualUsesBar ? m_Bar.data() : m_U.data();
-    const Real   sigma = static_cast<Real>(step.sigma);
-    ForEachVoxel([&](std::size_t x, std::size_t y, std::size_t z, std::size_t i) {
-      const auto g = ForwardGradient(v, m_Geometry, x, y, z, i);
-      const Real qx = m_Px[i] + sigma * g[0];
-      const Real qy = m_Py[i] + sigma * g[1];
-      const Real qz = m_Pz.empty() ? Real(0) : m_Pz[i] + sigma * g[2];
-      const Real n = std::max(Real(1), std::sqrt(qx * qx + qy * qy + qz * qz));
-      m_Px[i] = qx / n;
-      m_Py[i] = qy / n;
-      if (!m_Pz.empty())
-        m_Pz[i] = qz / n;
-    });
+    const Real sigma = static_cast<Real>(step.sigma);
+    ForEachVoxel(
+      [&](std::size_t x, std::size_t y, std::size_t z, std::size_t i)
+      {
+        const auto g = ForwardGradient(v, m_Geometry, x, y, z, i);
+        const Real qx = m_Px[i] + sigma * g[0];
+        const Real qy = m_Py[i] + sigma * g[1];
+        const Real qz = m_Pz.empty() ? Real(0) : m_Pz[i] + sigma * g[2];
+        const Real n = std::max(Real(1), std::sqrt(qx * qx + qy * qy + qz * qz));
+        m_Px[i] = qx / n;
+        m_Py[i] = qy / n;
+        if (!m_Pz.empty())
+          m_Pz[i] = qz / n;
+      });
   }
 
   void
@@ -64,35 +67,43 @@ public:
     const Real a = static_cast<Real>(step.a), b = static_cast<Real>(step.b), c = static_cast<Real>(step.c);
     const Real theta = static_cast<Real>(step.theta);
     const bool writeBar = !m_Bar.empty();
-    ForEachVoxel([&](std::size_t x, std::size_t y, std::size_t z, std::size_t i) {
-      const Real d = BackwardDivergence(m_Px.data(), m_Py.data(), m_Pz.data(), m_Geometry, x, y, z, i);
-      const Real old = m_U[i];
-      const Real next = a * old + b * m_F[i] + c * d;
-      m_U[i] = next;
-      if (writeBar)
-        m_Bar[i] = next + theta * (next - old);
-    });
+    ForEachVoxel(
+      [&](std::size_t x, std::size_t y, std::size_t z, std::size_t i)
+      {
+        const Real d = BackwardDivergence(m_Px.data(), m_Py.data(), m_Pz.data(), m_Geometry, x, y, z, i);
+        const Real old = m_U[i];
+        const Real next = a * old + b * m_F[i] + c * d;
+        m_U[i] = next;
+        if (writeBar)
+          m_Bar[i] = next + theta * (next - old);
+      });
   }
 
   TVEnergySums
   Energies() override
   {
-    const auto sums = ParallelSum(m_ParallelFor, m_Rows, 4, [&](std::size_t r0, std::size_t r1, double * acc) {
-      for (std::size_t r = r0; r < r1; ++r)
-      {
-        const std::size_t y = r % m_Geometry.ny, z = r / m_Geometry.ny;
-        for (std::size_t x = 0, i = r * m_Geometry.nx; x < m_Geometry.nx; ++x, ++i)
-        {
-          const auto   g = ForwardGradient(m_U.data(), m_Geometry, x, y, z, i);
-          const Real   d = BackwardDivergence(m_Px.data(), m_Py.data(), m_Pz.data(), m_Geometry, x, y, z, i);
-          const double e = static_cast<double>(m_U[i]) - m_F[i];
-          acc[0] += e * e;
-          acc[1] += std::sqrt(double(g[0]) * g[0] + double(g[1]) * g[1] + double(g[2]) * g[2]);
-          acc[2] += static_cast<double>(m_F[i]) * d;
-          acc[3] += static_cast<double>(d) * d;
-        }
-      }
-    });
+    const auto sums =
+      ParallelSum(m_ParallelFor,
+                  m_Rows,
+                  4,
+                  [&](std::size_t r0, std::size_t r1, double * acc)
+                  {
+                    for (std::size_t r = r0; r < r1; ++r)
+                    {
+                      const std::size_t y = r % m_Geometry.ny, z = r / m_Geometry.ny;
+                      for (std::size_t x = 0, i = r * m_Geometry.nx; x < m_Geometry.nx; ++x, ++i)
+                      {
+                        const auto g = ForwardGradient(m_U.data(), m_Geometry, x, y, z, i);
+                        const Real d =
+                          BackwardDivergence(m_Px.data(), m_Py.data(), m_Pz.data(), m_Geometry, x, y, z, i);
+                        const double e = static_cast<double>(m_U[i]) - m_F[i];
+                        acc[0] += e * e;
+                        acc[1] += std::sqrt(double(g[0]) * g[0] + double(g[1]) * g[1] + double(g[2]) * g[2]);
+                        acc[2] += static_cast<double>(m_F[i]) * d;
+                        acc[3] += static_cast<double>(d) * d;
+                      }
+                    }
+                  });
     TVEnergySums s;
     s.fidelity = sums[0];
     s.tv = sums[1];
@@ -108,32 +119,34 @@ public:
   }
 
 private:
-  template <typename F>
+  template<typename F>
   void
   ForEachVoxel(F && body)
   {
-    m_ParallelFor(m_Rows, [&](std::size_t r0, std::size_t r1) {
-      for (std::size_t r = r0; r < r1; ++r)
-      {
-        const std::size_t y = r % m_Geometry.ny, z = r / m_Geometry.ny;
-        for (std::size_t x = 0, i = r * m_Geometry.nx; x < m_Geometry.nx; ++x, ++i)
-        {
-          body(x, y, z, i);
-        }
-      }
-    });
+    m_ParallelFor(m_Rows,
+                  [&](std::size_t r0, std::size_t r1)
+                  {
+                    for (std::size_t r = r0; r < r1; ++r)
+                    {
+                      const std::size_t y = r % m_Geometry.ny, z = r / m_Geometry.ny;
+                      for (std::size_t x = 0, i = r * m_Geometry.nx; x < m_Geometry.nx; ++x, ++i)
+                      {
+                        body(x, y, z, i);
+                      }
+                    }
+                  });
   }
 
-  const Real *                m_F;
+  const Real * m_F;
   const StencilGeometry<Real> m_Geometry;
-  const std::size_t           m_Count, m_Rows;
-  ParallelForFunction         m_ParallelFor;
-  std::vector<Real>           m_U, m_Bar, m_Px, m_Py, m_Pz;
+  const std::size_t m_Count, m_Rows;
+  ParallelForFunction m_ParallelFor;
+  std::vector<Real> m_U, m_Bar, m_Px, m_Py, m_Pz;
 };
 
 } // namespace
 
-template <typename Real>
+template<typename Real>
 std::unique_ptr<TVStepper<Real>>
 MakeTVStepperCPU(const Real * f, const Grid & grid, bool usesBar, const ParallelForFunction & parallelFor)
 {

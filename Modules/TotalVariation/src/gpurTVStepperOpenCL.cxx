@@ -10,7 +10,7 @@ namespace gpur
 namespace
 {
 
-template <typename Real>
+template<typename Real>
 class TVStepperOpenCL : public TVStepper<Real>
 {
 public:
@@ -21,13 +21,14 @@ public:
     , m_Range(MakeImageRange(grid, device))
     , m_InverseSpacing(InverseSpacing<Real>(grid))
   {
-    const bool     isDouble = std::is_same<Real, double>::value;
+    const bool isDouble = std::is_same<Real, double>::value;
     const unsigned volumes = 3 + (usesBar ? 1 : 0) + (grid.size[2] > 1 ? 1 : 0); // f, u, px, py (+ubar, +pz)
     if (isDouble)
     {
       m_Context->RequireDouble("TV denoising");
     }
-    m_Context->CheckMemory(volumes * m_Count * sizeof(Real), m_Count * sizeof(Real), "TV denoising of " + grid.ToString());
+    m_Context->CheckMemory(
+      volumes * m_Count * sizeof(Real), m_Count * sizeof(Real), "TV denoising of " + grid.ToString());
 
     const cl::Program program = m_Context->Program({ CoreKernel("gpur_common.cl"),
                                                      CoreKernel("gpur_reduce.cl"),
@@ -70,7 +71,8 @@ public:
   Dual(const TVStep & step) override
   {
     const auto & v = step.dualUsesBar ? m_Bar : m_U;
-    SetArgs(m_DualKernel, v.Get(), m_Px.Get(), m_Py.Get(), Pz().Get(), Nx(), Ny(), Nz(), m_InverseSpacing, Real(step.sigma));
+    SetArgs(
+      m_DualKernel, v.Get(), m_Px.Get(), m_Py.Get(), Pz().Get(), Nx(), Ny(), Nz(), m_InverseSpacing, Real(step.sigma));
     Launch(m_DualKernel);
   }
 
@@ -114,7 +116,7 @@ public:
             cl::Local(m_GroupSize * sizeof(Real)));
     Launch(m_EnergyKernel);
     const std::vector<Real> partials = m_Partials.Download(Queue());
-    double                  s[4] = { 0, 0, 0, 0 };
+    double s[4] = { 0, 0, 0, 0 };
     for (std::size_t g = 0; g < m_Groups; ++g)
       for (unsigned k = 0; k < 4; ++k)
         s[k] += static_cast<double>(partials[4 * g + k]);
@@ -166,18 +168,18 @@ private:
   }
 
   std::shared_ptr<DeviceContext> m_Context;
-  const Grid                     m_Grid;
-  const std::size_t              m_Count;
-  const ImageRange               m_Range;
-  const CLReal3<Real>            m_InverseSpacing;
-  cl::Kernel                     m_DualKernel, m_PrimalKernel, m_EnergyKernel;
-  DeviceBuffer<Real>             m_F, m_U, m_Bar, m_Px, m_Py, m_Pz, m_Partials;
-  std::size_t                    m_Groups = 0, m_GroupSize = 0;
+  const Grid m_Grid;
+  const std::size_t m_Count;
+  const ImageRange m_Range;
+  const CLReal3<Real> m_InverseSpacing;
+  cl::Kernel m_DualKernel, m_PrimalKernel, m_EnergyKernel;
+  DeviceBuffer<Real> m_F, m_U, m_Bar, m_Px, m_Py, m_Pz, m_Partials;
+  std::size_t m_Groups = 0, m_GroupSize = 0;
 };
 
 } // namespace
 
-template <typename Real>
+template<typename Real>
 std::unique_ptr<TVStepper<Real>>
 MakeTVStepperOpenCL(const Real * f, const Grid & grid, bool usesBar, const DeviceInfo & device)
 {

@@ -27,12 +27,16 @@ On(Backend backend)
   return e;
 }
 
-template <typename Real>
+template<typename Real>
 std::vector<Real>
-Denoise(const std::vector<Real> & f, const Grid & grid, const TVParameters & p, Backend backend, gpur::TVReport * report = nullptr)
+Denoise(const std::vector<Real> & f,
+        const Grid & grid,
+        const TVParameters & p,
+        Backend backend,
+        gpur::TVReport * report = nullptr)
 {
   std::vector<Real> u(f.size());
-  const auto        r = gpur::DenoiseTV(f.data(), u.data(), grid, p, On(backend));
+  const auto r = gpur::DenoiseTV(f.data(), u.data(), grid, p, On(backend));
   EXPECT_EQ(r.backend.backend, backend);
   if (report)
     *report = r;
@@ -49,10 +53,10 @@ NoisyPhantom(const Grid & grid, double sigma = 0.1)
 std::vector<double>
 ChambolleProjection(const std::vector<double> & f, const Grid & grid, double lambda, unsigned iterations)
 {
-  const std::size_t                   n = grid.Count();
+  const std::size_t n = grid.Count();
   const gpur::StencilGeometry<double> g(grid);
-  const double                        tau = 1.0 / grid.GradientNormSquaredBound(); // < 2/||grad||^2: converges
-  std::vector<double>                 px(n, 0.0), py(n, 0.0), pz(n, 0.0), v(n);
+  const double tau = 1.0 / grid.GradientNormSquaredBound(); // < 2/||grad||^2: converges
+  std::vector<double> px(n, 0.0), py(n, 0.0), pz(n, 0.0), v(n);
   for (unsigned k = 0; k < iterations; ++k)
   {
     // v = div p - lambda f;  p <- (p + tau grad v) / (1 + tau |grad v|)
@@ -64,7 +68,7 @@ ChambolleProjection(const std::vector<double> & f, const Grid & grid, double lam
       for (std::size_t y = 0; y < g.ny; ++y)
         for (std::size_t x = 0; x < g.nx; ++x, ++i)
         {
-          const auto   gr = gpur::ForwardGradient(v.data(), g, x, y, z, i);
+          const auto gr = gpur::ForwardGradient(v.data(), g, x, y, z, i);
           const double norm = std::sqrt(gr[0] * gr[0] + gr[1] * gr[1] + gr[2] * gr[2]);
           px[i] = (px[i] + tau * gr[0]) / (1.0 + tau * norm);
           py[i] = (py[i] + tau * gr[1]) / (1.0 + tau * norm);
@@ -96,7 +100,9 @@ FixedIterations(TVAlgorithm algorithm, double lambda, unsigned iterations)
   return Converging(algorithm, lambda, 0.0, iterations);
 }
 
-const TVAlgorithm kAlgorithms[] = { TVAlgorithm::ChambollePock, TVAlgorithm::AcceleratedChambollePock, TVAlgorithm::PDU };
+const TVAlgorithm kAlgorithms[] = { TVAlgorithm::ChambollePock,
+                                    TVAlgorithm::AcceleratedChambollePock,
+                                    TVAlgorithm::PDU };
 
 } // namespace
 
@@ -107,8 +113,8 @@ TEST(TVEngine, ConstantImageStaysConstant)
       for (TVAlgorithm a : kAlgorithms)
       {
         const std::vector<float> f(grid.Count(), 0.37f);
-        gpur::TVReport           report;
-        const auto               u = Denoise(f, grid, FixedIterations(a, 4.0, 30), b, &report);
+        gpur::TVReport report;
+        const auto u = Denoise(f, grid, FixedIterations(a, 4.0, 30), b, &report);
         EXPECT_LT(gpur::MaxAbsDifference(u.data(), f.data(), f.size()), 1e-6);
         EXPECT_NEAR(report.relativeGap, 0.0, 1e-6);
       }
@@ -121,7 +127,7 @@ TEST(TVEngine, ClosedFormStepWithSpacing)
   // the spacing hx enters because the differences are divided by it.
   for (double hx : { 1.0, 2.0 })
   {
-    const Grid          grid = gpur::MakeGrid3D(32, 3, 4, hx, 0.7, 1.9);
+    const Grid grid = gpur::MakeGrid3D(32, 3, 4, hx, 0.7, 1.9);
     std::vector<double> f(grid.Count());
     for (std::size_t i = 0; i < f.size(); ++i)
       f[i] = (i % 32) < 16 ? 0.0 : 1.0;
@@ -132,7 +138,7 @@ TEST(TVEngine, ClosedFormStepWithSpacing)
       for (Backend b : { Backend::CPU, Backend::OpenCL })
       {
         gpur::TVReport report;
-        const auto     u = Denoise(f, grid, Converging(a, 0.5, 1e-8, 10000), b, &report);
+        const auto u = Denoise(f, grid, Converging(a, 0.5, 1e-8, 10000), b, &report);
         EXPECT_TRUE(report.converged);
         for (std::size_t i = 0; i < u.size(); ++i)
           ASSERT_NEAR(u[i], (i % 32) < 16 ? c1 : 1.0 - c1, 1e-6) << "hx " << hx << " voxel " << i;
@@ -144,17 +150,17 @@ TEST(TVEngine, AgreesWithAnIndependentSolver)
 {
   // Chambolle's projection algorithm (double, 4000 iterations) vs our float
   // OpenCL and CPU runs to a relative gap of 1e-4: objectives within 1e-3.
-  const Grid               grid = gpur::MakeGrid2D(40, 32, 1.0, 1.5);
+  const Grid grid = gpur::MakeGrid2D(40, 32, 1.0, 1.5);
   const std::vector<float> f = NoisyPhantom(grid);
-  const double             lambda = 6.0;
+  const double lambda = 6.0;
   const std::vector<double> fd(f.begin(), f.end());
-  const auto               reference = ChambolleProjection(fd, grid, lambda, 4000);
-  const double             pRef = gpur::ROFObjective(fd.data(), reference.data(), grid, lambda);
+  const auto reference = ChambolleProjection(fd, grid, lambda, 4000);
+  const double pRef = gpur::ROFObjective(fd.data(), reference.data(), grid, lambda);
   for (Backend b : { Backend::CPU, Backend::OpenCL })
     for (TVAlgorithm a : kAlgorithms)
     {
       gpur::TVReport report;
-      const auto     u = Denoise(f, grid, Converging(a, lambda, 1e-4, 5000), b, &report);
+      const auto u = Denoise(f, grid, Converging(a, lambda, 1e-4, 5000), b, &report);
       EXPECT_TRUE(report.converged) << gpur::ToString(a);
       const double p = gpur::ROFObjective(f.data(), u.data(), grid, lambda);
       EXPECT_NEAR(p, pRef, 1e-3 * pRef) << gpur::ToString(a) << " on " << gpur::ToString(b);
@@ -166,7 +172,7 @@ TEST(TVEngine, AgreesWithAnIndependentSolver)
 
 TEST(TVEngine, GapDecreasesBelowTheTolerance)
 {
-  const Grid               grid = gpur::MakeGrid3D(32, 28, 20);
+  const Grid grid = gpur::MakeGrid3D(32, 28, 20);
   const std::vector<float> f = NoisyPhantom(grid);
   for (TVAlgorithm a : kAlgorithms)
   {
@@ -184,9 +190,9 @@ TEST(TVEngine, GapDecreasesBelowTheTolerance)
 
 TEST(TVEngine, AcceleratedNeedsFewerIterationsThanPlainChambollePock)
 {
-  const Grid               grid = gpur::MakeGrid2D(96, 80);
+  const Grid grid = gpur::MakeGrid2D(96, 80);
   const std::vector<float> f = NoisyPhantom(grid);
-  gpur::TVReport           plain, accelerated;
+  gpur::TVReport plain, accelerated;
   Denoise(f, grid, Converging(TVAlgorithm::ChambollePock, 8.0, 1e-4, 5000), Backend::OpenCL, &plain);
   Denoise(f, grid, Converging(TVAlgorithm::AcceleratedChambollePock, 8.0, 1e-4, 5000), Backend::OpenCL, &accelerated);
   EXPECT_TRUE(accelerated.converged);
@@ -199,8 +205,8 @@ TEST(TVEngine, CPUAndOpenCLAgree)
     for (TVAlgorithm a : kAlgorithms)
     {
       const std::vector<float> f = NoisyPhantom(grid);
-      const auto               cpu = Denoise(f, grid, FixedIterations(a, 8.0, 100), Backend::CPU);
-      const auto               ocl = Denoise(f, grid, FixedIterations(a, 8.0, 100), Backend::OpenCL);
+      const auto cpu = Denoise(f, grid, FixedIterations(a, 8.0, 100), Backend::CPU);
+      const auto ocl = Denoise(f, grid, FixedIterations(a, 8.0, 100), Backend::OpenCL);
       EXPECT_LE(gpur::MaxAbsDifference(cpu.data(), ocl.data(), cpu.size()), 1e-4)
         << gpur::ToString(a) << " " << grid.ToString();
     }
@@ -208,8 +214,8 @@ TEST(TVEngine, CPUAndOpenCLAgree)
 
 TEST(TVEngine, DoublePrecisionOnBothBackends)
 {
-  const Grid                grid = gpur::MakeGrid3D(24, 20, 16, 1.0, 1.0, 2.0);
-  const std::vector<float>  ff = NoisyPhantom(grid);
+  const Grid grid = gpur::MakeGrid3D(24, 20, 16, 1.0, 1.0, 2.0);
+  const std::vector<float> ff = NoisyPhantom(grid);
   const std::vector<double> f(ff.begin(), ff.end());
   const auto cpu = Denoise(f, grid, FixedIterations(TVAlgorithm::AcceleratedChambollePock, 8.0, 80), Backend::CPU);
   const auto ocl = Denoise(f, grid, FixedIterations(TVAlgorithm::AcceleratedChambollePock, 8.0, 80), Backend::OpenCL);
@@ -219,11 +225,11 @@ TEST(TVEngine, DoublePrecisionOnBothBackends)
 TEST(TVEngine, MeanIsPreserved)
 {
   // sum div p = 0 with Neumann boundaries, so every method keeps the mean.
-  const Grid               grid = gpur::MakeGrid3D(30, 20, 10);
+  const Grid grid = gpur::MakeGrid3D(30, 20, 10);
   const std::vector<float> f = NoisyPhantom(grid);
   for (TVAlgorithm a : kAlgorithms)
   {
-    const auto   u = Denoise(f, grid, FixedIterations(a, 5.0, 60), Backend::OpenCL);
+    const auto u = Denoise(f, grid, FixedIterations(a, 5.0, 60), Backend::OpenCL);
     const double mf = std::accumulate(f.begin(), f.end(), 0.0) / f.size();
     const double mu = std::accumulate(u.begin(), u.end(), 0.0) / u.size();
     EXPECT_NEAR(mu, mf, 1e-5) << gpur::ToString(a);
@@ -232,12 +238,12 @@ TEST(TVEngine, MeanIsPreserved)
 
 TEST(TVEngine, DenoisingImprovesPSNR)
 {
-  const Grid               grid = gpur::MakeGrid3D(48, 48, 32);
+  const Grid grid = gpur::MakeGrid3D(48, 48, 32);
   const std::vector<float> truth = gpur::SheppLoganPhantom(grid);
   const std::vector<float> f = gpur::AddGaussianNoise(truth, 0.1, 3);
-  const auto               u = Denoise(f, grid, Converging(TVAlgorithm::AcceleratedChambollePock, 15.0, 1e-4, 500), Backend::OpenCL);
-  const double             before = gpur::PeakSignalToNoiseRatio(f.data(), truth.data(), f.size(), 1.0);
-  const double             after = gpur::PeakSignalToNoiseRatio(u.data(), truth.data(), u.size(), 1.0);
+  const auto u = Denoise(f, grid, Converging(TVAlgorithm::AcceleratedChambollePock, 15.0, 1e-4, 500), Backend::OpenCL);
+  const double before = gpur::PeakSignalToNoiseRatio(f.data(), truth.data(), f.size(), 1.0);
+  const double after = gpur::PeakSignalToNoiseRatio(u.data(), truth.data(), u.size(), 1.0);
   EXPECT_NEAR(before, 20.0, 0.2) << "sigma 0.1 gives 20 dB";
   EXPECT_GT(after, before + 6.0);
 }
@@ -268,10 +274,11 @@ TEST(TVSchedule, PDUStepsMatchTheThesisTable)
 TEST(TVEngine, LiteralPDUScheduleHasTheTransientButConverges)
 {
   // Digest T8: with k0 = 0 the error first rises (tau_P < 0); with k0 = 15 it does not.
-  const Grid               grid = gpur::MakeGrid3D(32, 32, 32);
+  const Grid grid = gpur::MakeGrid3D(32, 32, 32);
   const std::vector<float> truth = gpur::SheppLoganPhantom(grid);
   const std::vector<float> f = gpur::AddGaussianNoise(truth, 0.1, 5);
-  auto                     rmseAfter = [&](unsigned offset, unsigned iterations) {
+  auto rmseAfter = [&](unsigned offset, unsigned iterations)
+  {
     TVParameters p = FixedIterations(TVAlgorithm::PDU, 10.0, iterations);
     p.pduOffset = offset;
     const auto u = Denoise(f, grid, p, Backend::OpenCL);
@@ -285,14 +292,19 @@ TEST(TVEngine, LiteralPDUScheduleHasTheTransientButConverges)
 
 TEST(TVEngine, ProgressAndAbort)
 {
-  const Grid               grid = gpur::MakeGrid2D(32, 32);
+  const Grid grid = gpur::MakeGrid2D(32, 32);
   const std::vector<float> f = NoisyPhantom(grid);
   for (Backend b : { Backend::CPU, Backend::OpenCL })
   {
     std::vector<float> u(f.size(), -7.0f);
-    unsigned           calls = 0;
-    EXPECT_THROW(gpur::DenoiseTV(f.data(), u.data(), grid, FixedIterations(TVAlgorithm::PDU, 8, 50), On(b),
-                                 [&](unsigned done, unsigned max) {
+    unsigned calls = 0;
+    EXPECT_THROW(gpur::DenoiseTV(f.data(),
+                                 u.data(),
+                                 grid,
+                                 FixedIterations(TVAlgorithm::PDU, 8, 50),
+                                 On(b),
+                                 [&](unsigned done, unsigned max)
+                                 {
                                    ++calls;
                                    EXPECT_EQ(max, 50u);
                                    return done < 3;
@@ -306,10 +318,14 @@ TEST(TVEngine, ProgressAndAbort)
 
 TEST(TVEngine, BadInputIsRefusedWithAClearMessage)
 {
-  const Grid         grid = gpur::MakeGrid2D(8, 8);
+  const Grid grid = gpur::MakeGrid2D(8, 8);
   std::vector<float> f(64, 1.0f), u(64);
-  auto               expectMessage = [&](const TVParameters & p, const Grid & g, const std::vector<float> & in,
-                           const std::string & text, const gpur::ExecutionOptions & e = gpur::ExecutionOptions()) {
+  auto expectMessage = [&](const TVParameters & p,
+                           const Grid & g,
+                           const std::vector<float> & in,
+                           const std::string & text,
+                           const gpur::ExecutionOptions & e = gpur::ExecutionOptions())
+  {
     try
     {
       gpur::DenoiseTV(in.data(), u.data(), g, p, e);

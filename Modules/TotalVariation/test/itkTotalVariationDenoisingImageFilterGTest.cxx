@@ -15,18 +15,18 @@
 namespace
 {
 
-template <typename TImage>
+template<typename TImage>
 typename TImage::Pointer
 MakeNoisyImage(unsigned n, double sigma = 0.1)
 {
   constexpr unsigned D = TImage::ImageDimension;
-  auto               image = TImage::New();
+  auto image = TImage::New();
   typename TImage::SizeType size;
   size.Fill(n);
   size[0] = n + 5; // non-square
   image->SetRegions(size);
   typename TImage::SpacingType spacing;
-  typename TImage::PointType   origin;
+  typename TImage::PointType origin;
   typename TImage::DirectionType direction;
   direction.SetIdentity();
   for (unsigned d = 0; d < D; ++d)
@@ -51,7 +51,7 @@ MakeNoisyImage(unsigned n, double sigma = 0.1)
   return image;
 }
 
-template <typename TImage>
+template<typename TImage>
 std::vector<double>
 Pixels(const TImage * image)
 {
@@ -94,7 +94,8 @@ TEST(TotalVariationFilter, KeepsMetadataAndReportsTheBackend)
 TEST(TotalVariationFilter, CPUAndOpenCLAgreeThroughTheFilter)
 {
   auto input = MakeNoisyImage<Image2F>(48);
-  auto run = [&](gpur::Backend backend) {
+  auto run = [&](gpur::Backend backend)
+  {
     auto filter = itk::TotalVariationDenoisingImageFilter<Image2F>::New();
     filter->SetInput(input);
     filter->SetBackend(backend);
@@ -118,9 +119,9 @@ TEST(TotalVariationFilter, UsesThePhysicalSpacing)
   filter->Update();
   const auto withSpacing = Pixels(filter->GetOutput());
 
-  const auto         f = Pixels(input.GetPointer());
+  const auto f = Pixels(input.GetPointer());
   std::vector<float> ff(f.begin(), f.end()), u(ff.size());
-  const auto         size = input->GetLargestPossibleRegion().GetSize();
+  const auto size = input->GetLargestPossibleRegion().GetSize();
   gpur::TVParameters p;
   gpur::ExecutionOptions cpu;
   cpu.backend = gpur::Backend::CPU;
@@ -138,7 +139,8 @@ TEST(TotalVariationFilter, DoubleAndIntegerInputs)
   input->CopyInformation(noisy);
   input->SetRegions(noisy->GetLargestPossibleRegion());
   input->Allocate();
-  std::copy(noisy->GetBufferPointer(), noisy->GetBufferPointer() + noisy->GetBufferedRegion().GetNumberOfPixels(),
+  std::copy(noisy->GetBufferPointer(),
+            noisy->GetBufferPointer() + noisy->GetBufferedRegion().GetNumberOfPixels(),
             input->GetBufferPointer());
   filter->SetInput(input);
   filter->Update(); // Auto: OpenCL when the device has fp64 (PoCL has), else CPU
@@ -165,7 +167,7 @@ TEST(TotalVariationFilter, ProgressEveryIterationAndAbort)
   filter->SetGapTolerance(0.0);
   filter->SetMaximumNumberOfIterations(40);
   unsigned events = 0;
-  auto     observer = itk::CStyleCommand::New();
+  auto observer = itk::CStyleCommand::New();
   observer->SetClientData(&events);
   observer->SetCallback([](itk::Object *, const itk::EventObject &, void * data) { ++*static_cast<unsigned *>(data); });
   filter->AddObserver(itk::ProgressEvent(), observer);
@@ -177,10 +179,12 @@ TEST(TotalVariationFilter, ProgressEveryIterationAndAbort)
   aborting->SetGapTolerance(0.0);
   auto stop = itk::CStyleCommand::New();
   stop->SetClientData(aborting.GetPointer());
-  stop->SetCallback([](itk::Object * caller, const itk::EventObject &, void * data) {
-    if (static_cast<itk::ProcessObject *>(caller)->GetProgress() > 0.01f)
-      static_cast<itk::ProcessObject *>(data)->AbortGenerateDataOn();
-  });
+  stop->SetCallback(
+    [](itk::Object * caller, const itk::EventObject &, void * data)
+    {
+      if (static_cast<itk::ProcessObject *>(caller)->GetProgress() > 0.01f)
+        static_cast<itk::ProcessObject *>(data)->AbortGenerateDataOn();
+    });
   aborting->AddObserver(itk::ProgressEvent(), stop);
   EXPECT_THROW(aborting->Update(), itk::ProcessAborted);
   EXPECT_EQ(aborting->GetOutput()->GetBufferPointer(), nullptr) << "no partial output";
@@ -188,7 +192,8 @@ TEST(TotalVariationFilter, ProgressEveryIterationAndAbort)
 
 TEST(TotalVariationFilter, BadInputThrowsITKExceptions)
 {
-  auto expectMessage = [](itk::ProcessObject * filter, const std::string & text) {
+  auto expectMessage = [](itk::ProcessObject * filter, const std::string & text)
+  {
     try
     {
       filter->Update();

@@ -1,0 +1,35 @@
+# Downstream package test: install this build tree into a prefix, build the
+# small project in test/downstream against it with find_package, and run it.
+# Catches broken install rules, package configuration and RPATHs, which the
+# in-tree tests cannot see. The steps are ordered by CTest fixtures, so
+# `ctest -R DownstreamRun` runs the whole chain.
+set(downstream_prefix "${CMAKE_BINARY_DIR}/downstream-prefix")
+set(downstream_build "${CMAKE_BINARY_DIR}/downstream-build")
+
+add_test(NAME DownstreamInstall
+  COMMAND ${CMAKE_COMMAND} --install "${CMAKE_BINARY_DIR}" --prefix "${downstream_prefix}" --config $<CONFIG>)
+set_tests_properties(DownstreamInstall PROPERTIES FIXTURES_SETUP DownstreamPrefix)
+
+# Same generator, compiler and ITK as this build, so the result means the same.
+add_test(NAME DownstreamConfigure
+  COMMAND ${CMAKE_COMMAND} -S "${CMAKE_CURRENT_SOURCE_DIR}/downstream" -B "${downstream_build}"
+    -G "${CMAKE_GENERATOR}"
+    "-DCMAKE_PREFIX_PATH=${downstream_prefix}"
+    "-DCMAKE_BUILD_TYPE=$<CONFIG>"
+    "-DCMAKE_C_COMPILER=${CMAKE_C_COMPILER}"
+    "-DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER}"
+    "-DITK_DIR=${ITK_DIR}")
+set_tests_properties(DownstreamConfigure PROPERTIES
+  FIXTURES_REQUIRED DownstreamPrefix FIXTURES_SETUP DownstreamConfigured)
+
+add_test(NAME DownstreamBuild
+  COMMAND ${CMAKE_COMMAND} --build "${downstream_build}" --config $<CONFIG>)
+set_tests_properties(DownstreamBuild PROPERTIES
+  FIXTURES_REQUIRED "DownstreamPrefix;DownstreamConfigured" FIXTURES_SETUP DownstreamBuilt)
+
+add_test(NAME DownstreamRun COMMAND "${downstream_build}/tv_downstream")
+set_tests_properties(DownstreamRun PROPERTIES
+  FIXTURES_REQUIRED "DownstreamPrefix;DownstreamConfigured;DownstreamBuilt")
+
+set_tests_properties(DownstreamInstall DownstreamConfigure DownstreamBuild DownstreamRun PROPERTIES
+  LABELS downstream)
