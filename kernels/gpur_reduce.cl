@@ -3,40 +3,29 @@
 // per-group partials the host sums in double (gpur::Reducer).
 // Requires gpur_common.cl. The local size must be a power of two.
 
-// Sum of v over the work-group; every work-item gets the result.
-inline REAL gpur_group_sum(REAL v, __local REAL * scratch)
-{
-  const int lid = get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2));
-  const int n = get_local_size(0) * get_local_size(1) * get_local_size(2);
-  scratch[lid] = v;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int s = n / 2; s > 0; s >>= 1)
-  {
-    if (lid < s)
-      scratch[lid] += scratch[lid + s];
-    barrier(CLK_LOCAL_MEM_FENCE);
+// Work-group reduction of v with the binary operation OP (a macro argument);
+// every work-item gets the result. Defines gpur_group_<NAME>.
+#define GPUR_DEFINE_GROUP_REDUCTION(NAME, OP)                                                          \
+  inline REAL gpur_group_##NAME(REAL v, __local REAL * scratch)                                       \
+  {                                                                                                   \
+    const int lid = get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2)); \
+    const int n = get_local_size(0) * get_local_size(1) * get_local_size(2);                          \
+    scratch[lid] = v;                                                                                 \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                     \
+    for (int s = n / 2; s > 0; s >>= 1)                                                               \
+    {                                                                                                 \
+      if (lid < s)                                                                                    \
+        scratch[lid] = OP(scratch[lid], scratch[lid + s]);                                            \
+      barrier(CLK_LOCAL_MEM_FENCE);                                                                   \
+    }                                                                                                 \
+    const REAL r = scratch[0];                                                                        \
+    barrier(CLK_LOCAL_MEM_FENCE); /* scratch may be reused right after */                             \
+    return r;                                                                                         \
   }
-  const REAL r = scratch[0];
-  barrier(CLK_LOCAL_MEM_FENCE); // scratch may be reused right after
-  return r;
-}
 
-inline REAL gpur_group_max(REAL v, __local REAL * scratch)
-{
-  const int lid = get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2));
-  const int n = get_local_size(0) * get_local_size(1) * get_local_size(2);
-  scratch[lid] = v;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int s = n / 2; s > 0; s >>= 1)
-  {
-    if (lid < s)
-      scratch[lid] = fmax(scratch[lid], scratch[lid + s]);
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  const REAL r = scratch[0];
-  barrier(CLK_LOCAL_MEM_FENCE);
-  return r;
-}
+#define GPUR_ADD(a, b) ((a) + (b))
+GPUR_DEFINE_GROUP_REDUCTION(sum, GPUR_ADD)
+GPUR_DEFINE_GROUP_REDUCTION(max, fmax)
 
 // Compensated (Kahan) accumulation for the grid-stride loops.
 inline void gpur_kahan_add(REAL * sum, REAL * c, REAL v)
