@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <numeric>
+#include <sstream>
 #include <random>
 #include <thread>
 
@@ -140,7 +141,11 @@ TEST(ProgramCache, BrokenKernelThrowsWithTheBuildLog)
   auto ctx = FirstContext();
   try
   {
-    ctx->Program({ { "broken.cl", "__kernel void broken(__global float * x) { x[0] = undeclared_symbol_42; }" } });
+    std::ifstream file(GPUR_TEST_KERNEL_DIR "/broken.cl");
+    std::stringstream text;
+    text << file.rdbuf();
+    ASSERT_FALSE(text.str().empty());
+    ctx->Program({ { "broken.cl", text.str() } });
     FAIL() << "expected BuildError";
   }
   catch (const gpur::BuildError & e)
