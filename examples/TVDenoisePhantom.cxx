@@ -8,6 +8,7 @@
 // axial slice: noisy | denoised | truth). Exits non-zero on any error, and when the
 // denoised volume is not closer to the truth than the noisy one, so that a run
 // proves the filter works on this machine.
+#include "gpurCommandLine.h"
 #include "gpurMetrics.h"
 #include "gpurPhantom.h"
 #include "itkTotalVariationDenoisingImageFilter.h"
@@ -50,70 +51,27 @@ struct Options
   std::string outputDir = "out";
 };
 
-void
-PrintUsage(std::ostream & os)
+/** Parses the options with the shared gpur::cli parser; returns false after --help. */
+bool
+ParseArguments(int argc, char * argv[], Options & options)
 {
-  os << "usage: TVDenoisePhantom [--size N] [--sigma S] [--lambda L] [--backend auto|cpu|opencl]\n"
-        "                        [--device SELECTION] [--output-dir DIR]\n";
-}
-
-/** The value of a numeric option; names the option on error (std::stod alone says only "stod"). */
-double
-ParsePositive(const std::string & option, const std::string & value)
-{
-  std::size_t used = 0;
-  double x = 0.0;
-  try
-  {
-    x = std::stod(value, &used);
-  }
-  catch (const std::exception &)
-  {
-  }
-  if (used != value.size() || !(x > 0.0))
-  {
-    throw std::invalid_argument(option + " needs a positive number, got '" + value + "'");
-  }
-  return x;
-}
-
-Options
-ParseArguments(int argc, char * argv[])
-{
-  Options options;
-  for (int i = 1; i < argc; ++i)
-  {
-    const std::string arg = argv[i];
-    if (arg == "-h" || arg == "--help")
-    {
-      PrintUsage(std::cout);
-      std::exit(0);
-    }
-    if (i + 1 >= argc)
-    {
-      throw std::invalid_argument("unknown option or missing value: " + arg);
-    }
-    const std::string value = argv[++i];
-    if (arg == "--size")
-      options.size = static_cast<std::size_t>(ParsePositive(arg, value));
-    else if (arg == "--sigma")
-      options.sigma = ParsePositive(arg, value);
-    else if (arg == "--lambda")
-      options.lambda = ParsePositive(arg, value);
-    else if (arg == "--backend")
-      options.backend = gpur::ParseBackend(value);
-    else if (arg == "--device")
-      options.device = value;
-    else if (arg == "--output-dir")
-      options.outputDir = value;
-    else
-      throw std::invalid_argument("unknown option: " + arg);
-  }
-  if (options.size < 2)
-  {
-    throw std::invalid_argument("--size must be at least 2");
-  }
-  return options;
+  unsigned size = static_cast<unsigned>(options.size);
+  std::string backend = "auto";
+  gpur::cli::Parser parser("TVDenoisePhantom",
+                           "",
+                           "Denoises a noisy 3D Shepp-Logan phantom with itk::TotalVariationDenoisingImageFilter and "
+                           "reports the PSNR before and after.");
+  parser.AddUnsigned("--size", "N", "Volume size N^3 (>= 2).", size, 2, 4096);
+  parser.AddDouble("--sigma", "S", "Noise standard deviation.", options.sigma, gpur::cli::ParsePositiveDouble);
+  parser.AddDouble("--lambda", "L", "Fidelity weight lambda.", options.lambda, gpur::cli::ParsePositiveDouble);
+  parser.AddChoice("--backend", "Backend.", { "auto", "cpu", "opencl" }, backend);
+  parser.AddString("--device", "SELECTION", "OpenCL device selection.", options.device);
+  parser.AddString("--output-dir", "DIR", "Output directory.", options.outputDir);
+  if (!parser.Parse(argc, argv, std::cout, 0, 0))
+    return false;
+  options.size = size;
+  options.backend = gpur::ParseBackend(backend);
+  return true;
 }
 
 /** A volume with CT-like geometry: a field of view around the origin, not ITK's defaults. */
@@ -232,7 +190,10 @@ main(int argc, char * argv[])
 {
   try
   {
-    return Run(ParseArguments(argc, argv));
+    Options options;
+    if (!ParseArguments(argc, argv, options))
+      return 0; // --help
+    return Run(options);
   }
   catch (const itk::ExceptionObject & e)
   {

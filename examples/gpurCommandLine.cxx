@@ -1,0 +1,331 @@
+#include "gpurCommandLine.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <sstream>
+#include <utility>
+
+namespace gpur
+{
+namespace cli
+{
+
+namespace
+{
+
+std::string
+Lower(std::string text)
+{
+  std::transform(
+    text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+std::string
+Join(const std::vector<std::string> & items, const std::string & separator)
+{
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i)
+    out += (i ? separator : "") + items[i];
+  return out;
+}
+
+} // namespace
+
+double
+ParseDouble(const std::string & option, const std::string & value)
+{
+  std::size_t used = 0;
+  double x = 0.0;
+  try
+  {
+    x = std::stod(value, &used);
+  }
+  catch (const std::exception &)
+  {
+    used = 0;
+  }
+  if (value.empty() || used != value.size() || !std::isfinite(x))
+    throw UsageError(option + " needs a finite number, got '" + value + "'");
+  return x;
+}
+
+double
+ParsePositiveDouble(const std::string & option, const std::string & value)
+{
+  std::size_t used = 0;
+  double x = 0.0;
+  try
+  {
+    x = std::stod(value, &used);
+  }
+  catch (const std::exception &)
+  {
+    used = 0;
+  }
+  if (value.empty() || used != value.size() || !std::isfinite(x) || !(x > 0.0))
+    throw UsageError(option + " needs a positive finite number, got '" + value + "'");
+  return x;
+}
+
+double
+ParseNonNegativeDouble(const std::string & option, const std::string & value)
+{
+  std::size_t used = 0;
+  double x = -1.0;
+  try
+  {
+    x = std::stod(value, &used);
+  }
+  catch (const std::exception &)
+  {
+    used = 0;
+  }
+  if (value.empty() || used != value.size() || !std::isfinite(x) || !(x >= 0.0))
+    throw UsageError(option + " needs a finite number >= 0, got '" + value + "'");
+  return x;
+}
+
+unsigned long
+ParseUnsigned(const std::string & option, const std::string & value, unsigned long minimum, unsigned long maximum)
+{
+  const std::string range = "[" + std::to_string(minimum) + ", " + std::to_string(maximum) + "]";
+  const bool digits =
+    !value.empty() && std::all_of(value.begin(), value.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
+  unsigned long n = 0;
+  bool ok = digits;
+  if (digits)
+  {
+    try
+    {
+      n = std::stoul(value);
+    }
+    catch (const std::exception &)
+    {
+      ok = false; // out of range
+    }
+  }
+  if (!ok || n < minimum || n > maximum)
+    throw UsageError(option + " needs an integer in " + range + ", got '" + value + "'");
+  return n;
+}
+
+std::string
+ParseChoice(const std::string & option, const std::string & value, const std::vector<std::string> & choices)
+{
+  for (const auto & choice : choices)
+    if (Lower(choice) == Lower(value))
+      return choice;
+  throw UsageError(option + " must be one of " + Join(choices, ", ") + ", got '" + value + "'");
+}
+
+Parser::Parser(std::string program, std::string positionals, std::string summary)
+  : m_Program(std::move(program))
+  , m_PositionalsText(std::move(positionals))
+  , m_Summary(std::move(summary))
+{
+  Option help;
+  help.flag = "--help";
+  help.help = "Print this help and exit.";
+  help.hidden = true;
+  m_Options.push_back(std::move(help)); // handled by Parse() itself
+}
+
+Option &
+Parser::Add(Option option)
+{
+  if (option.flag.size() < 3 || option.flag.compare(0, 2, "--") != 0 || Find(option.flag))
+    throw std::logic_error("gpur::cli::Parser: bad or duplicate flag '" + option.flag + "'");
+  if (option.label.empty())
+  {
+    option.label = option.flag.substr(2);
+    option.label[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(option.label[0])));
+  }
+  m_Options.push_back(std::move(option));
+  return m_Options.back();
+}
+
+Option &
+Parser::AddSwitch(const std::string & flag, const std::string & help, bool & target)
+{
+  Option o;
+  o.flag = flag;
+  o.help = help;
+  o.type = ValueType::Switch;
+  o.defaultValue = target ? "true" : "false";
+  o.parse = [&target](const std::string &) { target = true; };
+  return Add(std::move(o));
+}
+
+Option &
+Parser::AddDouble(const std::string & flag,
+                  const std::string & valueName,
+                  const std::string & help,
+                  double & target,
+                  double (*check)(const std::string &, const std::string &))
+{
+  Option o;
+  o.flag = flag;
+  o.valueName = valueName;
+  o.help = help;
+  o.type = ValueType::Double;
+  std::ostringstream d;
+  d << target;
+  o.defaultValue = d.str();
+  o.parse = [&target, check, flag](const std::string & value) { target = check(flag, value); };
+  return Add(std::move(o));
+}
+
+Option &
+Parser::AddUnsigned(const std::string & flag,
+                    const std::string & valueName,
+                    const std::string & help,
+                    unsigned & target,
+                    unsigned minimum,
+                    unsigned maximum)
+{
+  Option o;
+  o.flag = flag;
+  o.valueName = valueName;
+  o.help = help;
+  o.type = ValueType::Integer;
+  o.defaultValue = std::to_string(target);
+  o.parse = [&target, flag, minimum, maximum](const std::string & value)
+  { target = static_cast<unsigned>(ParseUnsigned(flag, value, minimum, maximum)); };
+  return Add(std::move(o));
+}
+
+Option &
+Parser::AddString(const std::string & flag,
+                  const std::string & valueName,
+                  const std::string & help,
+                  std::string & target)
+{
+  Option o;
+  o.flag = flag;
+  o.valueName = valueName;
+  o.help = help;
+  o.type = ValueType::String;
+  o.defaultValue = target;
+  o.parse = [&target](const std::string & value) { target = value; };
+  return Add(std::move(o));
+}
+
+Option &
+Parser::AddChoice(const std::string & flag,
+                  const std::string & help,
+                  const std::vector<std::string> & choices,
+                  std::string & target)
+{
+  Option o;
+  o.flag = flag;
+  o.valueName = Join(choices, "|");
+  o.help = help;
+  o.type = ValueType::Enumeration;
+  o.choices = choices;
+  o.defaultValue = target;
+  o.parse = [&target, flag, choices](const std::string & value) { target = ParseChoice(flag, value, choices); };
+  return Add(std::move(o));
+}
+
+const Option *
+Parser::Find(const std::string & flag) const
+{
+  for (const auto & o : m_Options)
+    if (o.flag == flag)
+      return &o;
+  return nullptr;
+}
+
+bool
+Parser::Parse(int argc,
+              const char * const argv[],
+              std::ostream & out,
+              std::size_t minPositionals,
+              std::size_t maxPositionals)
+{
+  m_Positionals.clear();
+  bool optionsEnded = false;
+  for (int i = 1; i < argc; ++i)
+  {
+    const std::string arg = argv[i];
+    if (optionsEnded || arg.size() < 2 || arg[0] != '-' || arg == "-")
+    {
+      m_Positionals.push_back(arg);
+      continue;
+    }
+    if (arg == "--")
+    {
+      optionsEnded = true;
+      continue;
+    }
+    if (arg == "-h" || arg == "--help")
+    {
+      PrintHelp(out);
+      return false;
+    }
+    const std::size_t equals = arg.find('=');
+    const std::string flag = arg.substr(0, equals);
+    const Option * option = Find(flag);
+    if (!option || !option->parse)
+      throw UsageError("unknown option '" + flag + "' (see --help)");
+    if (option->type == ValueType::Switch)
+    {
+      if (equals != std::string::npos)
+        throw UsageError(flag + " takes no value");
+      option->parse("");
+      continue;
+    }
+    std::string value;
+    if (equals != std::string::npos)
+      value = arg.substr(equals + 1);
+    else if (i + 1 < argc)
+      value = argv[++i];
+    else
+      throw UsageError(flag + " needs a value (" + option->valueName + ")");
+    option->parse(value);
+  }
+  if (m_Positionals.size() < minPositionals || m_Positionals.size() > maxPositionals)
+  {
+    std::ostringstream s;
+    if (maxPositionals == 0)
+      throw UsageError("unexpected argument '" + m_Positionals.front() + "' (see --help)");
+    s << "expected " << m_PositionalsText << ", got " << m_Positionals.size() << " argument"
+      << (m_Positionals.size() == 1 ? "" : "s") << " (see --help)";
+    throw UsageError(s.str());
+  }
+  return true;
+}
+
+void
+Parser::PrintUsage(std::ostream & os) const
+{
+  os << "usage: " << m_Program << " [options]" << (m_PositionalsText.empty() ? "" : " ") << m_PositionalsText << "\n";
+}
+
+void
+Parser::PrintHelp(std::ostream & os) const
+{
+  PrintUsage(os);
+  if (!m_Summary.empty())
+    os << "\n" << m_Summary << "\n";
+  os << "\noptions:\n";
+  for (const auto & o : m_Options)
+  {
+    std::string left = "  " + o.flag + (o.valueName.empty() ? "" : " " + o.valueName);
+    os << left;
+    const std::size_t column = 28;
+    if (left.size() + 2 > column)
+      os << "\n" << std::string(column, ' ');
+    else
+      os << std::string(column - left.size(), ' ');
+    os << o.help;
+    if (o.type != ValueType::Switch && !o.defaultValue.empty())
+      os << " [default: " << o.defaultValue << "]";
+    os << "\n";
+  }
+}
+
+} // namespace cli
+} // namespace gpur
