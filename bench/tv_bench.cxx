@@ -5,6 +5,7 @@
 //
 //   tv_bench [--sizes 2d,3d] [--iterations N] [--devices SELECTION] [--json out.json] [--quick]
 #include "gpurBuffer.h"
+#include "gpurCommandLine.h"
 #include "gpurContext.h"
 #include "gpurDevice.h"
 #include "gpurError.h"
@@ -129,13 +130,6 @@ HardwareThreads()
   return std::max(1u, std::thread::hardware_concurrency()); // what MakeThreadParallelFor() uses
 }
 
-[[noreturn]] void
-Usage(const std::string & problem)
-{
-  throw gpur::InvalidArgument(
-    problem + " (usage: tv_bench [--sizes 2d,3d] [--iterations N] [--devices SELECTION] [--json out.json] [--quick])");
-}
-
 std::vector<std::string>
 SplitCommas(const std::string & text)
 {
@@ -147,43 +141,33 @@ SplitCommas(const std::string & text)
   return items;
 }
 
-Options
-ParseOptions(int argc, char * argv[])
+/** Returns false when --help was printed. */
+bool
+ParseOptions(int argc, char * argv[], Options & o)
 {
-  Options o;
-  for (int i = 1; i < argc; ++i)
-  {
-    const std::string arg = argv[i];
-    auto value = [&]() -> std::string
-    {
-      if (i + 1 >= argc)
-        Usage(arg + " needs a value");
-      return argv[++i];
-    };
-    if (arg == "--sizes")
-      o.sizes = SplitCommas(value());
-    else if (arg == "--iterations")
-    {
-      const std::string v = value();
-      char * end = nullptr;
-      const long n = std::strtol(v.c_str(), &end, 10);
-      if (*end != '\0' || n < 1 || n > long(kMaxIterations))
-        Usage("--iterations must be in [1, " + std::to_string(kMaxIterations) + "], not '" + v + "'");
-      o.iterations = static_cast<unsigned>(n);
-    }
-    else if (arg == "--devices")
-      o.devices = value();
-    else if (arg == "--json")
-      o.json = value();
-    else if (arg == "--quick")
-      o.quick = true;
-    else
-      Usage("unknown argument '" + arg + "'");
-  }
+  gpur::cli::Parser parser("tv_bench",
+                           "",
+                           "TV denoising throughput on the CPU reference and each OpenCL device, next to the copy "
+                           "bandwidth measured in the same run. Prints a table and writes JSON.");
+  std::string sizes = "2d,3d";
+  parser.AddString("--sizes", "LIST", "Comma-separated cases: 2d (2048^2), 3d (256^3).", sizes);
+  parser.AddUnsigned("--iterations",
+                     "N",
+                     "Fixed iteration count N (timed as t(2N) - t(N)); default: doubled until 0.5 s.",
+                     o.iterations,
+                     1,
+                     kMaxIterations);
+  parser.AddString(
+    "--devices", "SELECTION", "OpenCL devices (see itkgpurestoration-devices); default all; none.", o.devices);
+  parser.AddString("--json", "FILE", "Where to write the JSON results.", o.json);
+  parser.AddSwitch("--quick", "Small sizes (512^2, 64^3) for smoke tests.", o.quick);
+  if (!parser.Parse(argc, argv, std::cout, 0, 0))
+    return false;
+  o.sizes = SplitCommas(sizes);
   for (const auto & s : o.sizes)
     if (s != "2d" && s != "3d")
-      Usage("unknown size '" + s + "' (allowed: 2d, 3d)");
-  return o;
+      throw gpur::cli::UsageError("--sizes: unknown size '" + s + "' (allowed: 2d, 3d)");
+  return true;
 }
 
 /** The benchmark problems: a noisy Shepp-Logan phantom (sigma 0.1), as in the tests. */
@@ -463,7 +447,9 @@ main(int argc, char * argv[])
 {
   try
   {
-    const Options o = ParseOptions(argc, argv);
+    Options o;
+    if (!ParseOptions(argc, argv, o))
+      return 0;
     std::ofstream json(o.json);
     if (!json)
       throw gpur::Error("cannot write " + o.json);
