@@ -7,6 +7,7 @@ packages=(
   ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers clinfo
   pocl-opencl-icd                     # OpenCL on the CPU, so the OpenCL backend runs without a GPU
   libgtest-dev
+  python3-pip python3-dev             # the Python package (wrapping/) and its tests
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -17,3 +18,14 @@ if ((${#missing[@]})); then
   apt-get update -q
   apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
+
+# Python build and test dependencies of wrapping/ (itk-core: itk.Image without
+# the several hundred MB of the full itk meta-package). Debian's own python3 is
+# "externally managed" (PEP 668) and refuses pip installs outside a virtual
+# environment; only there do we pass --break-system-packages (as an environment
+# variable, which run-tests.sh sets the same way).
+if python3 -c 'import os, sys, sysconfig; sys.exit(sys.prefix != sys.base_prefix or not os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")))'; then
+  export PIP_BREAK_SYSTEM_PACKAGES=1
+fi
+python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore \
+  numpy pybind11 scikit-build-core pytest SimpleITK itk-core scikit-image

@@ -1,0 +1,216 @@
+// pybind11 module itkgpurestoration._core: the thin layer between NumPy arrays
+// and the ITK-free engine gpur::DenoiseTV. Argument checking that needs Python
+// types (SimpleITK/itk images, dtype policy) lives in the Python package.
+#include "gpurDevice.h"
+#include "gpurError.h"
+#include "gpurExecution.h"
+#include "gpurGrid.h"
+#include "gpurTVDenoiser.h"
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <exception>
+#include <string>
+#include <vector>
+
+namespace py = pybind11;
+
+namespace
+{
+
+py::dict
+ReportToDict(const gpur::TVReport & report)
+{
+  py::dict d;
+  const bool opencl = report.backend.backend == gpur::Backend::OpenCL;
+  d["backend"] = opencl ? "OpenCL" : "CPU";
+  d["device"] = opencl ? report.backend.device.name : std::string();
+  d["description"] = report.backend.Describe();
+  d["iterations"] = report.iterations;
+  d["converged"] = report.converged;
+  d["relative_gap"] = report.relativeGap;
+  d["primal"] = report.primal;
+  d["dual"] = report.dual;
+  d["seconds"] = report.seconds;
+  d["gap_history"] = report.gapHistory;
+  return d;
+}
+
+// f must already be C-contiguous with the right dtype (the Python layer makes
+// sure, copying only when needed); noconvert() below forbids a silent copy here.
+// spacing is in array-axis order ((z,) y, x), like the array's shape.
+template<typename Real>
+py::tuple
+DenoiseTV(py::array_t<Real, py::array::c_style> f,
+          const std::vector<double> & spacing,
+          double lambda,
+          const std::string & algorithm,
+          unsigned maxIterations,
+          double tolerance,
+          const std::string & backend,
+          const std::string & device,
+          const py::object & progress)
+{
+  const auto ndim = static_cast<std::size_t>(f.ndim());
+  if (ndim != 2 && ndim != 3)
+  {
+    throw gpur::InvalidArgument("image must be 2D or 3D, got " + std::to_string(ndim) + " dimensions");
+  }
+  if (spacing.size() != ndim)
+  {
+    throw gpur::InvalidArgument("spacing needs " + std::to_string(ndim) + " values, got " +
+                                std::to_string(spacing.size()));
+  }
+  // NumPy's last axis is the engine's x (fastest); reverse shape and spacing.
+  gpur::Grid grid;
+  grid.dimension = static_cast<unsigned>(ndim);
+  for (std::size_t a = 0; a < ndim; ++a)
+  {
+    grid.size[a] = static_cast<std::size_t>(f.shape(ndim - 1 - a));
+    grid.spacing[a] = spacing[ndim - 1 - a];
+  }
+
+  gpur::TVParameters parameters;
+  parameters.lambda = lambda;
+  parameters.algorithm = gpur::ParseTVAlgorithm(algorithm);
+  parameters.maxIterations = maxIterations;
+  parameters.gapTolerance = tolerance;
+
+  gpur::ExecutionOptions execution;
+  execution.backend = gpur::ParseBackend(backend);
+  execution.device = device;
+
+  // The solve runs without the GIL; the callback takes it back for each call.
+  // A Python exception raised by the callback is kept and re-raised after the
+  // engine has unwound (through gpur::Aborted), so it reaches the caller as is.
+  std::exception_ptr callbackError;
+  gpur::IterationCallback callback;
+  if (!progress.is_none())
+  {
+    callback = [&progress, &callbackError](unsigned done, unsigned maximum)
+    {
+      py::gil_scoped_acquire gil;
+      try
+      {
+        const py::object result = progress(done, maximum);
+        // None (no return statement) continues; False or another falsy value aborts.
+        return result.is_none() || py::bool_(result);
+      }
+      catch (...)
+      {
+        callbackError = std::current_exception();
+        return false;
+      }
+    };
+  }
+
+  py::array_t<Real> u(std::vector<py::ssize_t>(f.shape(), f.shape() + ndim));
+  const Real * in = f.data();
+  Real * out = u.mutable_data();
+  gpur::TVReport report;
+  {
+    py::gil_scoped_release release;
+    try
+    {
+      report = gpur::DenoiseTV<Real>(in, out, grid, parameters, execution, callback);
+    }
+    catch (const gpur::Aborted &)
+    {
+      if (!callbackError)
+      {
+        throw;
+      }
+    }
+  }
+  if (callbackError)
+  {
+    std::rethrow_exception(callbackError);
+  }
+  return py::make_tuple(u, ReportToDict(report));
+}
+
+py::list
+ListDevices()
+{
+  py::list devices;
+  for (const gpur::DeviceInfo & info : gpur::ListDevices())
+  {
+    py::dict d;
+    d["index"] = info.index;
+    d["name"] = info.name;
+    d["platform"] = info.platformName;
+    d["vendor"] = info.vendor;
+    d["type"] = info.TypeName();
+    d["version"] = info.version;
+    d["driver_version"] = info.driverVersion;
+    d["global_memory"] = info.globalMemory;
+    d["max_allocation"] = info.maxAllocation;
+    d["local_memory"] = info.localMemory;
+    d["compute_units"] = info.computeUnits;
+    d["max_work_group_size"] = info.maxWorkGroupSize;
+    d["fp64"] = info.fp64;
+    d["description"] = info.Describe();
+    devices.append(d);
+  }
+  return devices;
+}
+
+} // namespace
+
+PYBIND11_MODULE(_core, m)
+{
+  m.doc() = "C++ engine of itkgpurestoration (use the functions of the package instead)";
+
+  // The module lives until the interpreter ends, so the type object is kept forever.
+  static py::handle abortedType = py::exception<gpur::Aborted>(m, "Aborted", PyExc_RuntimeError).release();
+  // One translator, so the order is explicit: most derived engine errors first.
+  py::register_exception_translator(
+    [](std::exception_ptr p)
+    {
+      try
+      {
+        if (p)
+        {
+          std::rethrow_exception(p);
+        }
+      }
+      catch (const gpur::Aborted & e)
+      {
+        PyErr_SetString(abortedType.ptr(), e.what());
+      }
+      catch (const gpur::InvalidArgument & e)
+      {
+        PyErr_SetString(PyExc_ValueError, e.what());
+      }
+      catch (const gpur::Error & e)
+      {
+        PyErr_SetString(PyExc_RuntimeError, e.what());
+      }
+    });
+
+  m.def("denoise_tv_float32",
+        &DenoiseTV<float>,
+        py::arg("f").noconvert(),
+        py::arg("spacing"),
+        py::arg("lam"),
+        py::arg("algorithm"),
+        py::arg("max_iterations"),
+        py::arg("tolerance"),
+        py::arg("backend"),
+        py::arg("device"),
+        py::arg("progress"));
+  m.def("denoise_tv_float64",
+        &DenoiseTV<double>,
+        py::arg("f").noconvert(),
+        py::arg("spacing"),
+        py::arg("lam"),
+        py::arg("algorithm"),
+        py::arg("max_iterations"),
+        py::arg("tolerance"),
+        py::arg("backend"),
+        py::arg("device"),
+        py::arg("progress"));
+  m.def("list_devices", &ListDevices, "Every OpenCL device, as dicts");
+}

@@ -1,0 +1,134 @@
+"""denoise_tv: the Python front end of the engine gpur::DenoiseTV."""
+
+import math
+import numbers
+
+import numpy as np
+
+from . import _core
+from ._images import to_array
+
+
+def lam_from_skimage_weight(weight):
+    """Fidelity weight lam equivalent to ``skimage.restoration.denoise_tv_chambolle``'s ``weight``.
+
+    scikit-image minimises ||u - f||^2 / (2 weight) + TV(u) (unit spacing,
+    isotropic TV, Neumann boundary), which is our model
+    (lam / 2) ||u - f||^2 + TV(u) with lam = 1 / weight.
+    """
+    weight = _positive_finite(weight, "weight")
+    return 1.0 / weight
+
+
+def _positive_finite(value, name):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    value = float(value)
+    if not math.isfinite(value) or value <= 0.0:
+        raise ValueError(f"{name} must be finite and > 0, got {value!r}")
+    return value
+
+
+def denoise_tv(
+    image,
+    weight=None,
+    *,
+    lam=None,
+    spacing=None,
+    algorithm="accelerated",
+    max_iterations=500,
+    tolerance=1e-4,
+    backend="auto",
+    device="",
+    progress=None,
+    return_report=False,
+):
+    """Total-variation (ROF) denoising of a 2D or 3D image.
+
+    Solves ``min_u (lam/2) ||u - f||^2 + TV(u)`` with the isotropic TV of the
+    forward-difference gradient divided by the voxel spacing (Neumann boundary).
+
+    Parameters
+    ----------
+    image : numpy.ndarray, SimpleITK.Image or itk.Image
+        2D or 3D scalar image. NumPy arrays are indexed (z, y, x) / (y, x), as
+        ``SimpleITK.GetArrayFromImage`` and ``itk.array_from_image`` give them.
+        float32 is computed in float32, float64 in float64; any other real
+        dtype (integers, bool, float16) is converted to float32.
+    weight : float
+        scikit-image's ``denoise_tv_chambolle`` weight (larger = smoother);
+        the same as ``lam = 1 / weight``. Exactly one of weight and lam.
+    lam : float
+        The fidelity weight lam > 0 of the model (larger keeps more of f).
+    spacing : sequence of float, optional
+        Voxel spacing in array-axis order ((z,) y, x), like scikit-image.
+        Default: the image's spacing for SimpleITK/itk images, 1 for arrays.
+    algorithm : {"accelerated", "cp", "pdu"}
+    max_iterations : int >= 1
+    tolerance : float >= 0
+        Stop when the relative primal-dual gap is <= tolerance (0: run all iterations).
+    backend : {"auto", "cpu", "opencl"}
+        auto uses OpenCL when a device exists (and supports fp64 for float64 data).
+    device : str
+        OpenCL device selection: "" (default: $ITKGPUR_DEVICE, else the first
+        GPU, else the first device), "gpu", "cpu", an index of list_devices(),
+        or part of the device name.
+    progress : callable(done, maximum), optional
+        Called after every iteration, with the GIL held. Returning False (any
+        falsy value except None) aborts the solve with ``itkgpurestoration.Aborted``
+        (a RuntimeError); an exception it raises is propagated unchanged.
+    return_report : bool
+        Also return a dict: backend ("CPU"/"OpenCL"), device, description,
+        iterations, converged, relative_gap, primal, dual, seconds, gap_history.
+
+    Returns
+    -------
+    The denoised image, of the same kind as ``image`` (NumPy array of the same
+    shape; SimpleITK/itk image with the same origin, spacing and direction),
+    or ``(image, report)`` when return_report is True.
+
+    Raises
+    ------
+    ValueError for bad parameters or input (NaN/Inf, single voxel, wrong
+    dimension, ...), RuntimeError for device failures.
+    """
+    if (weight is None) == (lam is None):
+        raise ValueError("give exactly one of weight (scikit-image convention) and lam")
+    lam = lam_from_skimage_weight(weight) if weight is not None else _positive_finite(lam, "lam")
+    if isinstance(max_iterations, bool) or not isinstance(max_iterations, numbers.Integral):
+        raise ValueError(f"max_iterations must be an integer, got {max_iterations!r}")
+    if not 1 <= max_iterations <= 2**32 - 1:
+        raise ValueError(f"max_iterations must be >= 1, got {max_iterations}")
+    if progress is not None and not callable(progress):
+        raise ValueError("progress must be callable or None")
+
+    array, image_spacing, restore = to_array(image)
+    array = np.asarray(array)
+    if array.ndim not in (2, 3):
+        raise ValueError(f"image must be 2D or 3D, got {array.ndim} dimensions (shape {array.shape})")
+    if array.dtype.kind not in "biuf":
+        raise ValueError(f"image must have a real dtype, got {array.dtype}")
+    dtype = array.dtype if array.dtype in (np.float32, np.float64) else np.float32
+    # No copy when the array is already C-contiguous with that dtype.
+    array = np.ascontiguousarray(array, dtype=dtype)
+
+    if spacing is None:
+        spacing = image_spacing if image_spacing is not None else (1.0,) * array.ndim
+    spacing = tuple(float(s) for s in spacing)
+    if len(spacing) != array.ndim:
+        raise ValueError(f"spacing needs {array.ndim} values, got {len(spacing)}")
+
+    solve = _core.denoise_tv_float32 if dtype == np.float32 else _core.denoise_tv_float64
+    result, report = solve(
+        array,
+        list(spacing),
+        lam,
+        str(algorithm),
+        int(max_iterations),
+        float(tolerance),
+        str(backend),
+        str(device),
+        progress,
+    )
+    out = restore(result)
+    return (out, report) if return_report else out

@@ -1,0 +1,40 @@
+import numpy as np
+import pytest
+
+
+def phantom(shape, sigma=0.15, seed=0, dtype=np.float64):
+    """A piecewise-constant image and a noisy copy, (truth, noisy)."""
+    rng = np.random.default_rng(seed)
+    truth = np.zeros(shape)
+    inner = tuple(slice(n // 4, 3 * n // 4) for n in shape)
+    truth[inner] = 1.0
+    bar = tuple(slice(3 * n // 8, 5 * n // 8) for n in shape[:-1]) + (slice(shape[-1] // 8, 7 * shape[-1] // 8),)
+    truth[bar] += 0.5
+    noisy = truth + sigma * rng.standard_normal(shape)
+    return truth.astype(dtype), noisy.astype(dtype)
+
+
+def rof_objective(u, f, lam, spacing=None):
+    """P(u) = lam/2 ||u - f||^2 + sum |grad u|, forward differences / spacing, Neumann."""
+    u = np.asarray(u, dtype=np.float64)
+    f = np.asarray(f, dtype=np.float64)
+    spacing = spacing or (1.0,) * u.ndim
+    squared = np.zeros_like(u)
+    for axis, h in enumerate(spacing):
+        g = np.zeros_like(u)
+        lead = [slice(None)] * u.ndim
+        lead[axis] = slice(0, -1)
+        g[tuple(lead)] = np.diff(u, axis=axis) / h
+        squared += g * g
+    return lam / 2 * ((u - f) ** 2).sum() + np.sqrt(squared).sum()
+
+
+def psnr(u, truth):
+    return 10 * np.log10((truth.max() - truth.min()) ** 2 / np.mean((u - truth) ** 2))
+
+
+@pytest.fixture
+def has_opencl():
+    import itkgpurestoration as igr
+
+    return len(igr.list_devices()) > 0
