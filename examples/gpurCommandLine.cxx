@@ -31,60 +31,47 @@ Join(const std::vector<std::string> & items, const std::string & separator)
   return out;
 }
 
+/** A finite number for which accept(x) holds; otherwise "<option> needs <what>, got '<value>'". */
+template<typename Accept>
+double
+ParseFiniteIf(const std::string & option, const std::string & value, Accept accept, const char * what)
+{
+  std::size_t used = 0;
+  double x = 0.0;
+  try
+  {
+    x = std::stod(value, &used);
+  }
+  catch (const std::exception &)
+  {
+    used = 0;
+  }
+  if (value.empty() || used != value.size() || !std::isfinite(x) || !accept(x))
+    throw UsageError(option + " needs " + what + ", got '" + value + "'");
+  return x;
+}
+
 } // namespace
 
 double
 ParseDouble(const std::string & option, const std::string & value)
 {
-  std::size_t used = 0;
-  double x = 0.0;
-  try
-  {
-    x = std::stod(value, &used);
-  }
-  catch (const std::exception &)
-  {
-    used = 0;
-  }
-  if (value.empty() || used != value.size() || !std::isfinite(x))
-    throw UsageError(option + " needs a finite number, got '" + value + "'");
-  return x;
+  return ParseFiniteIf(
+    option, value, [](double) { return true; }, "a finite number");
 }
 
 double
 ParsePositiveDouble(const std::string & option, const std::string & value)
 {
-  std::size_t used = 0;
-  double x = 0.0;
-  try
-  {
-    x = std::stod(value, &used);
-  }
-  catch (const std::exception &)
-  {
-    used = 0;
-  }
-  if (value.empty() || used != value.size() || !std::isfinite(x) || !(x > 0.0))
-    throw UsageError(option + " needs a positive finite number, got '" + value + "'");
-  return x;
+  return ParseFiniteIf(
+    option, value, [](double x) { return x > 0.0; }, "a positive finite number");
 }
 
 double
 ParseNonNegativeDouble(const std::string & option, const std::string & value)
 {
-  std::size_t used = 0;
-  double x = -1.0;
-  try
-  {
-    x = std::stod(value, &used);
-  }
-  catch (const std::exception &)
-  {
-    used = 0;
-  }
-  if (value.empty() || used != value.size() || !std::isfinite(x) || !(x >= 0.0))
-    throw UsageError(option + " needs a finite number >= 0, got '" + value + "'");
-  return x;
+  return ParseFiniteIf(
+    option, value, [](double x) { return x >= 0.0; }, "a finite number >= 0");
 }
 
 unsigned long

@@ -157,6 +157,24 @@ ListDevices()
   return devices;
 }
 
+/** Binds DenoiseTV<Real> under `name`; noconvert: a wrong dtype or layout is refused, never copied silently. */
+template<typename Real>
+void
+DefineDenoiseTV(py::module_ & m, const char * name)
+{
+  m.def(name,
+        &DenoiseTV<Real>,
+        py::arg("f").noconvert(),
+        py::arg("spacing"),
+        py::arg("lam"),
+        py::arg("algorithm"),
+        py::arg("max_iterations"),
+        py::arg("tolerance"),
+        py::arg("backend"),
+        py::arg("device"),
+        py::arg("progress"));
+}
+
 } // namespace
 
 PYBIND11_MODULE(_core, m)
@@ -190,27 +208,7 @@ PYBIND11_MODULE(_core, m)
       }
     });
 
-  m.def("denoise_tv_float32",
-        &DenoiseTV<float>,
-        py::arg("f").noconvert(),
-        py::arg("spacing"),
-        py::arg("lam"),
-        py::arg("algorithm"),
-        py::arg("max_iterations"),
-        py::arg("tolerance"),
-        py::arg("backend"),
-        py::arg("device"),
-        py::arg("progress"));
-  m.def("denoise_tv_float64",
-        &DenoiseTV<double>,
-        py::arg("f").noconvert(),
-        py::arg("spacing"),
-        py::arg("lam"),
-        py::arg("algorithm"),
-        py::arg("max_iterations"),
-        py::arg("tolerance"),
-        py::arg("backend"),
-        py::arg("device"),
-        py::arg("progress"));
+  DefineDenoiseTV<float>(m, "denoise_tv_float32");
+  DefineDenoiseTV<double>(m, "denoise_tv_float64");
   m.def("list_devices", &ListDevices, "Every OpenCL device, as dicts");
 }
