@@ -128,16 +128,6 @@ MakeSlicePanel(const std::vector<const float *> & volumes, std::size_t n)
   return slice;
 }
 
-template<typename TImage>
-void
-Write(const TImage * image, const std::string & path)
-{
-  auto writer = itk::ImageFileWriter<TImage>::New();
-  writer->SetInput(image);
-  writer->SetFileName(path);
-  writer->Update();
-}
-
 int
 Run(const Options & options)
 {
@@ -161,10 +151,10 @@ Run(const Options & options)
   const std::string & dir = options.outputDir;
 
   itk::FileTools::CreateDirectory(dir);
-  Write(noisy.GetPointer(), dir + "/tv_noisy.mha");
-  Write(denoised, dir + "/tv_denoised.mha");
+  itk::WriteImage(noisy.GetPointer(), dir + "/tv_noisy.mha");
+  itk::WriteImage(denoised, dir + "/tv_denoised.mha");
   const auto panel = MakeSlicePanel({ noisy->GetBufferPointer(), denoised->GetBufferPointer(), truth.data() }, n);
-  Write(panel.GetPointer(), dir + "/tv_phantom_slices.png");
+  itk::WriteImage(panel.GetPointer(), dir + "/tv_phantom_slices.png");
 
   std::cout << std::fixed << std::setprecision(3) << "volume:          " << n << "^3 voxels, spacing " << kSpacing
             << " mm, noise sigma " << options.sigma << ", lambda " << options.lambda << "\n"

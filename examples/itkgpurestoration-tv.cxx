@@ -305,17 +305,6 @@ HasDetachedData(const std::string & extension)
   return e == ".mhd" || e == ".nhdr" || e == ".hdr" || e == ".img" || e == ".hdr.gz" || e == ".img.gz";
 }
 
-template<typename TImage>
-void
-WriteImage(const TImage * image, const std::string & path)
-{
-  auto writer = itk::ImageFileWriter<TImage>::New();
-  writer->SetInput(image);
-  writer->SetFileName(path);
-  writer->SetUseCompression(true);
-  writer->Update();
-}
-
 /** Writes image to output atomically where the format allows it (see the header comment). */
 template<typename TImage>
 void
@@ -329,7 +318,7 @@ WriteOutput(const TImage * image, const std::string & output)
   {
     try
     {
-      WriteImage(image, output);
+      itk::WriteImage(image, output, /*compress=*/true);
     }
     catch (...)
     {
@@ -345,7 +334,7 @@ WriteOutput(const TImage * image, const std::string & output)
   const std::string temporary = stem + ".partial-" + std::to_string(tag) + extension;
   try
   {
-    WriteImage(image, temporary);
+    itk::WriteImage(image, temporary, /*compress=*/true);
     fs::rename(temporary, output);
   }
   catch (...)

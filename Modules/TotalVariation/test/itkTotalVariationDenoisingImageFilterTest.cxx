@@ -28,16 +28,6 @@ using ImageType = itk::Image<float, 2>;
 constexpr int kSkipped = 77; // SKIP_RETURN_CODE of the CTest tests
 
 void
-Write(const ImageType * image, const std::string & path)
-{
-  auto writer = itk::ImageFileWriter<ImageType>::New();
-  writer->SetInput(image);
-  writer->SetFileName(path);
-  writer->SetUseCompression(true);
-  writer->Update();
-}
-
-void
 GenerateInput(const std::string & path)
 {
   const std::size_t n = 64;
@@ -53,7 +43,7 @@ GenerateInput(const std::string & path)
   image->SetOrigin(origin);
   image->Allocate();
   std::copy(noisy.begin(), noisy.end(), image->GetBufferPointer());
-  Write(image, path);
+  itk::WriteImage(image, path, /*compress=*/true);
 }
 
 int
@@ -75,7 +65,7 @@ Denoise(const std::string & input, const std::string & output, double lambda, gp
   filter->Update();
   std::cout << filter->GetBackendUsed() << ": " << filter->GetNumberOfIterations() << " iterations, relative gap "
             << filter->GetRelativeGap() << "\n";
-  Write(filter->GetOutput(), output);
+  itk::WriteImage(filter->GetOutput(), output, /*compress=*/true);
   return EXIT_SUCCESS;
 }
 
