@@ -13,6 +13,7 @@
 #include "gpurExecution.h"
 #include "gpurGrid.h"
 
+#include <cstddef>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -93,6 +94,45 @@ DenoiseTV(const Real * f,
           const TVParameters & parameters,
           const ExecutionOptions & execution = ExecutionOptions(),
           const IterationCallback & callback = IterationCallback());
+
+/**
+ * The whole state of a primal-dual run, so that it can be continued later or
+ * elsewhere. Chunked (dask) and multi-device runs advance padded blocks by a
+ * round of B iterations, keep the blocks' interiors and exchange them between
+ * rounds; because every voxel update only reads its neighbours, this is exact
+ * when the padding is at least B + 1 voxels.
+ */
+template<typename Real>
+struct TVStateView
+{
+  Real * u = nullptr;   ///< grid.Count() values
+  Real * bar = nullptr; ///< the extrapolated ubar, grid.Count() values; needed by the CP methods, unused by PDU
+  /** The dual field: grid.dimension components of grid.Count() values, component-major (p_x, p_y[, p_z]). */
+  Real * p = nullptr;
+};
+
+/** The state every run starts from: u = ubar = f, p = 0. */
+template<typename Real>
+void
+InitializeTVState(const Real * f, const Grid & grid, const TVStateView<Real> & state);
+
+/**
+ * Runs iterations [first, first + count) of the method's schedule on the state,
+ * in place, without gap checks. Consecutive calls give exactly (bit for bit)
+ * the same state as one call over the whole range, and the same u as DenoiseTV
+ * with gapTolerance = 0 and maxIterations = first + count. The report's
+ * energies and gap are not evaluated (NaN); the callback sees (k, first + count).
+ */
+template<typename Real>
+TVReport
+ContinueTV(const Real * f,
+           const Grid & grid,
+           const TVParameters & parameters,
+           unsigned first,
+           unsigned count,
+           const TVStateView<Real> & state,
+           const ExecutionOptions & execution = ExecutionOptions(),
+           const IterationCallback & callback = IterationCallback());
 
 /** ROF objective P(u) = lambda/2 ||u - f||^2 + TV(u), evaluated on the CPU in double. */
 template<typename Real>

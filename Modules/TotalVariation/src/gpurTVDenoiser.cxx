@@ -9,6 +9,8 @@
 #include <cctype>
 #include <chrono>
 #include <cmath>
+#include <limits>
+#include <memory>
 
 namespace gpur
 {
@@ -95,19 +97,26 @@ DataEnergy(const Real * f, std::size_t n, double lambda)
   return 0.5 * lambda * s;
 }
 
+/** Runs iterations [first, first + count); with checkGap, stops early at the gap tolerance. */
 template<typename Real>
 void
 RunIterations(TVStepper<Real> & stepper,
               const TVParameters & parameters,
               const Grid & grid,
+              unsigned first,
+              unsigned count,
+              bool checkGap,
               double dataEnergy,
               const IterationCallback & callback,
               TVReport & report)
 {
   TVSchedule schedule(parameters, grid);
-  stepper.Initialize();
-  const bool checkGap = parameters.gapCheckInterval > 0 && parameters.gapTolerance > 0.0;
-  for (unsigned k = 0; k < parameters.maxIterations; ++k)
+  for (unsigned k = 0; k < first; ++k)
+  {
+    schedule.Next(k); // the accelerated schedule's steps depend on all earlier ones
+  }
+  const unsigned end = first + count;
+  for (unsigned k = first; k < end; ++k)
   {
     const TVStep step = schedule.Next(k);
     if (step.primalFirst)
@@ -120,8 +129,8 @@ RunIterations(TVStepper<Real> & stepper,
       stepper.Dual(step);
       stepper.Primal(step);
     }
-    report.iterations = k + 1;
-    if (callback && !callback(k + 1, parameters.maxIterations))
+    report.iterations = k + 1 - first;
+    if (callback && !callback(k + 1, end))
     {
       throw Aborted();
     }
@@ -136,8 +145,43 @@ RunIterations(TVStepper<Real> & stepper,
       }
     }
   }
-  SetEnergies(report, stepper.Energies(), parameters.lambda, dataEnergy);
-  report.converged = parameters.gapTolerance > 0.0 && report.relativeGap <= parameters.gapTolerance;
+}
+
+/** Checks the arguments every entry point shares and resolves the backend. */
+template<typename Real>
+ResolvedBackend
+PrepareRun(const Real * f, const Grid & grid, const TVParameters & parameters, const ExecutionOptions & execution)
+{
+  grid.Validate();
+  parameters.Validate();
+  if (f == nullptr)
+  {
+    throw InvalidArgument("TV denoising: the input array must not be null");
+  }
+  RequireFinite(f, grid.Count(), "the input image");
+  return ResolveBackend(execution, std::is_same<Real, double>::value);
+}
+
+template<typename Real>
+std::unique_ptr<TVStepper<Real>>
+MakeStepper(const Real * f,
+            const Grid & grid,
+            const TVParameters & parameters,
+            const ResolvedBackend & backend,
+            const ExecutionOptions & execution)
+{
+  const bool usesBar = parameters.algorithm != TVAlgorithm::PDU;
+  if (backend.backend == Backend::OpenCL)
+  {
+    return MakeTVStepperOpenCL(f, grid, usesBar, backend.device);
+  }
+  return MakeTVStepperCPU(f, grid, usesBar, execution.parallelFor ? execution.parallelFor : MakeThreadParallelFor());
+}
+
+double
+SecondsSince(std::chrono::steady_clock::time_point start)
+{
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 } // namespace
@@ -151,35 +195,75 @@ DenoiseTV(const Real * f,
           const ExecutionOptions & execution,
           const IterationCallback & callback)
 {
-  grid.Validate();
-  parameters.Validate();
-  if (f == nullptr || u == nullptr)
-  {
-    throw InvalidArgument("DenoiseTV: the input and output arrays must not be null");
-  }
-  RequireFinite(f, grid.Count(), "the input image");
-
   TVReport report;
-  report.backend = ResolveBackend(execution, std::is_same<Real, double>::value);
+  report.backend = PrepareRun(f, grid, parameters, execution);
+  if (u == nullptr)
+  {
+    throw InvalidArgument("DenoiseTV: the output array must not be null");
+  }
   const auto start = std::chrono::steady_clock::now();
-  const bool usesBar = parameters.algorithm != TVAlgorithm::PDU;
   TranslateCLErrors(
     [&]
     {
-      std::unique_ptr<TVStepper<Real>> stepper;
-      if (report.backend.backend == Backend::OpenCL)
+      const auto stepper = MakeStepper(f, grid, parameters, report.backend, execution);
+      stepper->Initialize();
+      const bool checkGap = parameters.gapCheckInterval > 0 && parameters.gapTolerance > 0.0;
+      const double dataEnergy = DataEnergy(f, grid.Count(), parameters.lambda);
+      RunIterations(*stepper, parameters, grid, 0, parameters.maxIterations, checkGap, dataEnergy, callback, report);
+      if (!report.converged)
       {
-        stepper = MakeTVStepperOpenCL(f, grid, usesBar, report.backend.device);
+        SetEnergies(report, stepper->Energies(), parameters.lambda, dataEnergy);
+        report.converged = parameters.gapTolerance > 0.0 && report.relativeGap <= parameters.gapTolerance;
       }
-      else
-      {
-        stepper =
-          MakeTVStepperCPU(f, grid, usesBar, execution.parallelFor ? execution.parallelFor : MakeThreadParallelFor());
-      }
-      RunIterations(*stepper, parameters, grid, DataEnergy(f, grid.Count(), parameters.lambda), callback, report);
-      stepper->Read(u); // the only write to u: never half-written
+      stepper->Store(u, nullptr, nullptr, 0, grid.size[2]); // the only write to u: never half-written
     });
-  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report.seconds = SecondsSince(start);
+  return report;
+}
+
+template<typename Real>
+void
+InitializeTVState(const Real * f, const Grid & grid, const TVStateView<Real> & state)
+{
+  const std::size_t n = grid.Count();
+  std::copy(f, f + n, state.u);
+  if (state.bar != nullptr)
+  {
+    std::copy(f, f + n, state.bar);
+  }
+  std::fill(state.p, state.p + grid.dimension * n, Real(0));
+}
+
+template<typename Real>
+TVReport
+ContinueTV(const Real * f,
+           const Grid & grid,
+           const TVParameters & parameters,
+           unsigned first,
+           unsigned count,
+           const TVStateView<Real> & state,
+           const ExecutionOptions & execution,
+           const IterationCallback & callback)
+{
+  TVReport report;
+  report.backend = PrepareRun(f, grid, parameters, execution);
+  if (state.u == nullptr || state.p == nullptr || (state.bar == nullptr && parameters.algorithm != TVAlgorithm::PDU))
+  {
+    throw InvalidArgument(std::string("ContinueTV: the state needs u, p") +
+                          (parameters.algorithm != TVAlgorithm::PDU ? " and ubar" : "") + " arrays");
+  }
+  RequireFinite(state.u, grid.Count(), "the state u");
+  report.primal = report.dual = report.relativeGap = std::numeric_limits<double>::quiet_NaN();
+  const auto start = std::chrono::steady_clock::now();
+  TranslateCLErrors(
+    [&]
+    {
+      const auto stepper = MakeStepper(f, grid, parameters, report.backend, execution);
+      stepper->Load(state.u, state.bar, state.p, 0, grid.size[2]);
+      RunIterations(*stepper, parameters, grid, first, count, false, 0.0, callback, report);
+      stepper->Store(state.u, state.bar, state.p, 0, grid.size[2]);
+    });
+  report.seconds = SecondsSince(start);
   return report;
 }
 
@@ -205,6 +289,15 @@ ROFObjective(const Real * f, const Real * u, const Grid & grid, double lambda)
 #define GPUR_INSTANTIATE_TV(Real)                                                                                      \
   template TVReport DenoiseTV(                                                                                         \
     const Real *, Real *, const Grid &, const TVParameters &, const ExecutionOptions &, const IterationCallback &);    \
+  template void InitializeTVState(const Real *, const Grid &, const TVStateView<Real> &);                              \
+  template TVReport ContinueTV(const Real *,                                                                           \
+                               const Grid &,                                                                           \
+                               const TVParameters &,                                                                   \
+                               unsigned,                                                                               \
+                               unsigned,                                                                               \
+                               const TVStateView<Real> &,                                                              \
+                               const ExecutionOptions &,                                                               \
+                               const IterationCallback &);                                                             \
   template double ROFObjective(const Real *, const Real *, const Grid &, double);
 GPUR_INSTANTIATE_TV(float)
 GPUR_INSTANTIATE_TV(double)

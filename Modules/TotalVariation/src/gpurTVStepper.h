@@ -5,6 +5,9 @@
 
 #include "gpurTVSchedule.h"
 
+#include <algorithm>
+#include <cstddef>
+
 #include <memory>
 
 namespace gpur
@@ -33,10 +36,72 @@ public:
   Primal(const TVStep & step) = 0;
   virtual TVEnergySums
   Energies() = 0;
-  /** Copies the current u to the host. */
+  /**
+   * Copies z-slices [firstSlice, firstSlice + slices) of the state from host
+   * arrays laid out as in TVStateView (whole-grid arrays; only those slices are
+   * read). bar is ignored by a stepper without ubar (PDU).
+   */
   virtual void
-  Read(Real * u) = 0;
+  Load(const Real * u, const Real * bar, const Real * p, std::size_t firstSlice, std::size_t slices) = 0;
+  /** The reverse of Load; a null pointer skips that part of the state. */
+  virtual void
+  Store(Real * u, Real * bar, Real * p, std::size_t firstSlice, std::size_t slices) = 0;
 };
+
+/**
+ * A single-slice 3D grid has no p_z (its forward z difference is 0), but its
+ * state still holds that component: Store writes it as zeros.
+ */
+template<typename Real>
+void
+ZeroAbsentPz(Real * p, const Grid & grid, std::size_t firstSlice, std::size_t slices)
+{
+  const std::size_t slice = grid.size[0] * grid.size[1];
+  if (p != nullptr && grid.dimension == 3 && grid.size[2] == 1)
+  {
+    std::fill_n(p + 2 * grid.Count() + firstSlice * slice, slices * slice, Real(0));
+  }
+}
+
+/** The arrays of a stepper's state: u, ubar, then the components of p. */
+enum class TVStatePart : unsigned
+{
+  U,
+  Bar,
+  Px,
+  Py,
+  Pz
+};
+
+/**
+ * Calls transfer(host pointer, part, element offset, count) for z-slices
+ * [firstSlice, firstSlice + slices) of each part that both the host state
+ * (non-null pointers, TVStateView layout) and the stepper (hasBar, and p_z only
+ * with more than one slice) hold.
+ */
+template<typename HostReal, typename Transfer>
+void
+ForEachStatePart(const Grid & grid,
+                 bool hasBar,
+                 HostReal * u,
+                 HostReal * bar,
+                 HostReal * p,
+                 std::size_t firstSlice,
+                 std::size_t slices,
+                 Transfer transfer)
+{
+  const std::size_t slice = grid.size[0] * grid.size[1];
+  const std::size_t offset = firstSlice * slice, n = slices * slice;
+  if (u != nullptr)
+    transfer(u + offset, TVStatePart::U, offset, n);
+  if (bar != nullptr && hasBar)
+    transfer(bar + offset, TVStatePart::Bar, offset, n);
+  if (p == nullptr)
+    return;
+  const unsigned components = grid.size[2] > 1 ? 3 : 2;
+  for (unsigned k = 0; k < components; ++k)
+    transfer(p + k * grid.Count() + offset, static_cast<TVStatePart>(unsigned(TVStatePart::Px) + k), offset, n);
+}
 
 template<typename Real>
 std::unique_ptr<TVStepper<Real>>

@@ -19,6 +19,7 @@ public:
   TVStepperCPU(const Real * f, const Grid & grid, bool usesBar, ParallelForFunction parallelFor)
     : m_F(f)
     , m_Geometry(grid)
+    , m_Grid(grid)
     , m_Count(grid.Count())
     , m_Rows(grid.size[1] * grid.size[2])
     , m_ParallelFor(std::move(parallelFor))
@@ -113,12 +114,54 @@ public:
   }
 
   void
-  Read(Real * u) override
+  Load(const Real * u, const Real * bar, const Real * p, std::size_t firstSlice, std::size_t slices) override
   {
-    std::copy(m_U.begin(), m_U.end(), u);
+    ForEachStatePart(m_Grid,
+                     !m_Bar.empty(),
+                     u,
+                     bar,
+                     p,
+                     firstSlice,
+                     slices,
+                     [this](const Real * host, TVStatePart part, std::size_t offset, std::size_t n)
+                     { std::copy(host, host + n, Part(part).begin() + offset); });
+  }
+
+  void
+  Store(Real * u, Real * bar, Real * p, std::size_t firstSlice, std::size_t slices) override
+  {
+    ForEachStatePart(m_Grid,
+                     !m_Bar.empty(),
+                     u,
+                     bar,
+                     p,
+                     firstSlice,
+                     slices,
+                     [this](Real * host, TVStatePart part, std::size_t offset, std::size_t n)
+                     { std::copy_n(Part(part).begin() + offset, n, host); });
+    ZeroAbsentPz(p, m_Grid, firstSlice, slices);
   }
 
 private:
+  std::vector<Real> &
+  Part(TVStatePart part)
+  {
+    switch (part)
+    {
+      case TVStatePart::U:
+        return m_U;
+      case TVStatePart::Bar:
+        return m_Bar;
+      case TVStatePart::Px:
+        return m_Px;
+      case TVStatePart::Py:
+        return m_Py;
+      case TVStatePart::Pz:
+        break;
+    }
+    return m_Pz;
+  }
+
   template<typename F>
   void
   ForEachVoxel(F && body)
@@ -139,6 +182,7 @@ private:
 
   const Real * m_F;
   const StencilGeometry<Real> m_Geometry;
+  const Grid m_Grid;
   const std::size_t m_Count, m_Rows;
   ParallelForFunction m_ParallelFor;
   std::vector<Real> m_U, m_Bar, m_Px, m_Py, m_Pz;

@@ -129,12 +129,54 @@ public:
   }
 
   void
-  Read(Real * u) override
+  Load(const Real * u, const Real * bar, const Real * p, std::size_t firstSlice, std::size_t slices) override
   {
-    m_U.Download(Queue(), u, m_Count);
+    ForEachStatePart(m_Grid,
+                     m_Bar.Size() > 0,
+                     u,
+                     bar,
+                     p,
+                     firstSlice,
+                     slices,
+                     [this](const Real * host, TVStatePart part, std::size_t offset, std::size_t n)
+                     { Part(part).Upload(Queue(), host, n, offset); });
+  }
+
+  void
+  Store(Real * u, Real * bar, Real * p, std::size_t firstSlice, std::size_t slices) override
+  {
+    ForEachStatePart(m_Grid,
+                     m_Bar.Size() > 0,
+                     u,
+                     bar,
+                     p,
+                     firstSlice,
+                     slices,
+                     [this](Real * host, TVStatePart part, std::size_t offset, std::size_t n)
+                     { Part(part).Download(Queue(), host, n, offset); });
+    ZeroAbsentPz(p, m_Grid, firstSlice, slices);
   }
 
 private:
+  const DeviceBuffer<Real> &
+  Part(TVStatePart part) const
+  {
+    switch (part)
+    {
+      case TVStatePart::U:
+        return m_U;
+      case TVStatePart::Bar:
+        return m_Bar;
+      case TVStatePart::Px:
+        return m_Px;
+      case TVStatePart::Py:
+        return m_Py;
+      case TVStatePart::Pz:
+        break;
+    }
+    return m_Pz;
+  }
+
   const cl::CommandQueue &
   Queue() const
   {
