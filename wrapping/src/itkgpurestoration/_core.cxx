@@ -11,6 +11,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <exception>
 #include <string>
 #include <vector>
@@ -38,6 +39,48 @@ ReportToDict(const gpur::TVReport & report)
   return d;
 }
 
+/** The engine's grid of an image whose NumPy shape is shape[0..ndim); spacing in the same axis order. */
+gpur::Grid
+GridOf(const py::ssize_t * shape, std::size_t ndim, const std::vector<double> & spacing)
+{
+  if (ndim != 2 && ndim != 3)
+  {
+    throw gpur::InvalidArgument("image must be 2D or 3D, got " + std::to_string(ndim) + " dimensions");
+  }
+  if (spacing.size() != ndim)
+  {
+    throw gpur::InvalidArgument("spacing needs " + std::to_string(ndim) + " values, got " +
+                                std::to_string(spacing.size()));
+  }
+  // NumPy's last axis is the engine's x (fastest); reverse shape and spacing.
+  gpur::Grid grid;
+  grid.dimension = static_cast<unsigned>(ndim);
+  for (std::size_t a = 0; a < ndim; ++a)
+  {
+    grid.size[a] = static_cast<std::size_t>(shape[ndim - 1 - a]);
+    grid.spacing[a] = spacing[ndim - 1 - a];
+  }
+  return grid;
+}
+
+gpur::TVParameters
+Parameters(double lambda, const std::string & algorithm)
+{
+  gpur::TVParameters parameters;
+  parameters.lambda = lambda;
+  parameters.algorithm = gpur::ParseTVAlgorithm(algorithm);
+  return parameters;
+}
+
+gpur::ExecutionOptions
+Execution(const std::string & backend, const std::string & device)
+{
+  gpur::ExecutionOptions execution;
+  execution.backend = gpur::ParseBackend(backend);
+  execution.device = device;
+  return execution;
+}
+
 // f must already be C-contiguous with the right dtype (the Python layer makes
 // sure, copying only when needed); noconvert() below forbids a silent copy here.
 // spacing is in array-axis order ((z,) y, x), like the array's shape.
@@ -53,34 +96,12 @@ DenoiseTV(py::array_t<Real, py::array::c_style> f,
           const std::string & device,
           const py::object & progress)
 {
-  const auto ndim = static_cast<std::size_t>(f.ndim());
-  if (ndim != 2 && ndim != 3)
-  {
-    throw gpur::InvalidArgument("image must be 2D or 3D, got " + std::to_string(ndim) + " dimensions");
-  }
-  if (spacing.size() != ndim)
-  {
-    throw gpur::InvalidArgument("spacing needs " + std::to_string(ndim) + " values, got " +
-                                std::to_string(spacing.size()));
-  }
-  // NumPy's last axis is the engine's x (fastest); reverse shape and spacing.
-  gpur::Grid grid;
-  grid.dimension = static_cast<unsigned>(ndim);
-  for (std::size_t a = 0; a < ndim; ++a)
-  {
-    grid.size[a] = static_cast<std::size_t>(f.shape(ndim - 1 - a));
-    grid.spacing[a] = spacing[ndim - 1 - a];
-  }
-
-  gpur::TVParameters parameters;
-  parameters.lambda = lambda;
-  parameters.algorithm = gpur::ParseTVAlgorithm(algorithm);
+  const std::size_t ndim = static_cast<std::size_t>(f.ndim());
+  const gpur::Grid grid = GridOf(f.shape(), ndim, spacing);
+  gpur::TVParameters parameters = Parameters(lambda, algorithm);
   parameters.maxIterations = maxIterations;
   parameters.gapTolerance = tolerance;
-
-  gpur::ExecutionOptions execution;
-  execution.backend = gpur::ParseBackend(backend);
-  execution.device = device;
+  const gpur::ExecutionOptions execution = Execution(backend, device);
 
   // The solve runs without the GIL; the callback takes it back for each call.
   // A Python exception raised by the callback is kept and re-raised after the
@@ -131,6 +152,46 @@ DenoiseTV(py::array_t<Real, py::array::c_style> f,
   return py::make_tuple(u, ReportToDict(report));
 }
 
+/**
+ * One round of a chunked run: `state` stacks [f, u, ubar, p_x, p_y(, p_z)] of
+ * one padded block along axis 0 (p in the engine's x, y, z order); returns the
+ * state after iterations [first, first + count). See _chunked.py.
+ */
+template<typename Real>
+py::array_t<Real>
+ContinueTV(py::array_t<Real, py::array::c_style> state,
+           const std::vector<double> & spacing,
+           double lambda,
+           const std::string & algorithm,
+           unsigned first,
+           unsigned count,
+           const std::string & backend,
+           const std::string & device)
+{
+  const std::size_t ndim = state.ndim() > 0 ? static_cast<std::size_t>(state.ndim()) - 1 : 0;
+  const gpur::Grid grid = GridOf(state.shape() + 1, ndim, spacing);
+  if (static_cast<std::size_t>(state.shape(0)) != 3 + ndim)
+  {
+    throw gpur::InvalidArgument("a chunked-TV state of a " + std::to_string(ndim) + "D block stacks " +
+                                std::to_string(3 + ndim) + " arrays, got " + std::to_string(state.shape(0)));
+  }
+  const gpur::TVParameters parameters = Parameters(lambda, algorithm);
+  const gpur::ExecutionOptions execution = Execution(backend, device);
+  py::array_t<Real> out(std::vector<py::ssize_t>(state.shape(), state.shape() + state.ndim()));
+  const std::size_t n = grid.Count();
+  Real * data = out.mutable_data();
+  std::copy(state.data(), state.data() + (3 + ndim) * n, data);
+  gpur::TVStateView<Real> view;
+  view.u = data + n;
+  view.bar = data + 2 * n;
+  view.p = data + 3 * n;
+  {
+    py::gil_scoped_release release;
+    gpur::ContinueTV<Real>(data, grid, parameters, first, count, view, execution);
+  }
+  return out;
+}
+
 py::list
 ListDevices()
 {
@@ -157,12 +218,15 @@ ListDevices()
   return devices;
 }
 
-/** Binds DenoiseTV<Real> under `name`; noconvert: a wrong dtype or layout is refused, never copied silently. */
+/**
+ * Binds the engine's functions for one dtype as denoise_tv_<suffix> and
+ * continue_tv_<suffix>; noconvert: a wrong dtype or layout is refused, never copied silently.
+ */
 template<typename Real>
 void
-DefineDenoiseTV(py::module_ & m, const char * name)
+DefineEngine(py::module_ & m, const std::string & suffix)
 {
-  m.def(name,
+  m.def(("denoise_tv_" + suffix).c_str(),
         &DenoiseTV<Real>,
         py::arg("f").noconvert(),
         py::arg("spacing"),
@@ -173,6 +237,16 @@ DefineDenoiseTV(py::module_ & m, const char * name)
         py::arg("backend"),
         py::arg("device"),
         py::arg("progress"));
+  m.def(("continue_tv_" + suffix).c_str(),
+        &ContinueTV<Real>,
+        py::arg("state").noconvert(),
+        py::arg("spacing"),
+        py::arg("lam"),
+        py::arg("algorithm"),
+        py::arg("first"),
+        py::arg("count"),
+        py::arg("backend"),
+        py::arg("device"));
 }
 
 } // namespace
@@ -208,7 +282,7 @@ PYBIND11_MODULE(_core, m)
       }
     });
 
-  DefineDenoiseTV<float>(m, "denoise_tv_float32");
-  DefineDenoiseTV<double>(m, "denoise_tv_float64");
+  DefineEngine<float>(m, "float32");
+  DefineEngine<double>(m, "float64");
   m.def("list_devices", &ListDevices, "Every OpenCL device, as dicts");
 }

@@ -20,6 +20,30 @@ def lam_from_skimage_weight(weight):
     return 1.0 / weight
 
 
+def resolve_lam(weight, lam):
+    """lam from exactly one of scikit-image's weight and our lam."""
+    if (weight is None) == (lam is None):
+        raise ValueError("give exactly one of weight (scikit-image convention) and lam")
+    return lam_from_skimage_weight(weight) if weight is not None else _positive_finite(lam, "lam")
+
+
+def positive_int(value, name):
+    """value as an int in [1, 2**32 - 1] (the engine's unsigned), else ValueError."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    if not 1 <= value <= 2**32 - 1:
+        raise ValueError(f"{name} must be >= 1, got {value}")
+    return int(value)
+
+
+def compute_dtype(dtype):
+    """float32 and float64 are computed as they are; other real dtypes in float32."""
+    dtype = np.dtype(dtype)
+    if dtype.kind not in "biuf":
+        raise ValueError(f"image must have a real dtype, got {dtype}")
+    return dtype if dtype in (np.float32, np.float64) else np.dtype(np.float32)
+
+
 def _positive_finite(value, name):
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be a number, got {value!r}")
@@ -92,13 +116,8 @@ def denoise_tv(
     ValueError for bad parameters or input (NaN/Inf, single voxel, wrong
     dimension, ...), RuntimeError for device failures.
     """
-    if (weight is None) == (lam is None):
-        raise ValueError("give exactly one of weight (scikit-image convention) and lam")
-    lam = lam_from_skimage_weight(weight) if weight is not None else _positive_finite(lam, "lam")
-    if isinstance(max_iterations, bool) or not isinstance(max_iterations, numbers.Integral):
-        raise ValueError(f"max_iterations must be an integer, got {max_iterations!r}")
-    if not 1 <= max_iterations <= 2**32 - 1:
-        raise ValueError(f"max_iterations must be >= 1, got {max_iterations}")
+    lam = resolve_lam(weight, lam)
+    max_iterations = positive_int(max_iterations, "max_iterations")
     if progress is not None and not callable(progress):
         raise ValueError("progress must be callable or None")
 
@@ -106,9 +125,7 @@ def denoise_tv(
     array = np.asarray(array)
     if array.ndim not in (2, 3):
         raise ValueError(f"image must be 2D or 3D, got {array.ndim} dimensions (shape {array.shape})")
-    if array.dtype.kind not in "biuf":
-        raise ValueError(f"image must have a real dtype, got {array.dtype}")
-    dtype = array.dtype if array.dtype in (np.float32, np.float64) else np.float32
+    dtype = compute_dtype(array.dtype)
     # No copy when the array is already C-contiguous with that dtype.
     array = np.ascontiguousarray(array, dtype=dtype)
 
