@@ -28,4 +28,4 @@ if python3 -c 'import os, sys, sysconfig; sys.exit(sys.prefix != sys.base_prefix
   export PIP_BREAK_SYSTEM_PACKAGES=1
 fi
 python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore \
-  numpy pybind11 scikit-build-core pytest SimpleITK itk-core scikit-image
+  numpy pybind11 scikit-build-core pytest SimpleITK itk-core scikit-image "dask[array]" distributed
