@@ -26,6 +26,22 @@ RequireFinite(const Real * values, std::size_t count, const std::string & what)
   }
 }
 
+/** Throws InvalidArgument unless every value is finite and > 0 (weights, variances). */
+template<typename Real>
+void
+RequirePositiveFinite(const Real * values, std::size_t count, const std::string & what)
+{
+  RequireFinite(values, count, what);
+  for (std::size_t i = 0; i < count; ++i)
+  {
+    if (!(values[i] > 0))
+    {
+      throw InvalidArgument(what + " is " + std::to_string(static_cast<double>(values[i])) + " at index " +
+                            std::to_string(i) + "; it must be > 0 everywhere");
+    }
+  }
+}
+
 } // namespace gpur
 
 #endif

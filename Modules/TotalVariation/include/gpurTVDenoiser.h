@@ -126,6 +126,7 @@ InitializeTVState(const Real * f, const Grid & grid, const TVStateView<Real> & s
 template<typename Real>
 TVReport
 ContinueTV(const Real * f,
+           const Real * weight, ///< data-term weight as in DenoiseWeightedTV, or null
            const Grid & grid,
            const TVParameters & parameters,
            unsigned first,
@@ -133,6 +134,27 @@ ContinueTV(const Real * f,
            const TVStateView<Real> & state,
            const ExecutionOptions & execution = ExecutionOptions(),
            const IterationCallback & callback = IterationCallback());
+
+/**
+ * Statistical (noise-weighted) TV, the thesis' S-PDU model (eq. 2.5):
+ *   min_u  (lambda/2) sum_i (u_i - f_i)^2 / w_i + TV(u),
+ * with w_i > 0 the noise variance of voxel i (or a power of it, normalised):
+ * noisier voxels are smoothed more; the local fidelity is lambda / w_i. Every
+ * algorithm takes the weight (PDU becomes S-PDU, eq. 3.11; the CP methods use
+ * the weighted prox). The energies in the report are the weighted ones:
+ * P = (lambda/2) sum (u-f)^2/w + TV(u), D = -<f, div p> - sum w (div p)^2 / (2 lambda).
+ * weight = null is DenoiseTV. Throws InvalidArgument for a weight that is not
+ * finite and > 0 everywhere.
+ */
+template<typename Real>
+TVReport
+DenoiseWeightedTV(const Real * f,
+                  const Real * weight,
+                  Real * u,
+                  const Grid & grid,
+                  const TVParameters & parameters,
+                  const ExecutionOptions & execution = ExecutionOptions(),
+                  const IterationCallback & callback = IterationCallback());
 
 /** ROF objective P(u) = lambda/2 ||u - f||^2 + TV(u), evaluated on the CPU in double. */
 template<typename Real>

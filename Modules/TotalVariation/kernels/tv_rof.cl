@@ -23,17 +23,38 @@ __kernel void tv_dual(__global const REAL * v,
     pz[i] = qz / n;
 }
 
-// u_new = a u + b f + c div p; ubar = u_new + theta (u_new - u) when writeBar
+// u_new = a u + b f + c div p; ubar = u_new + theta (u_new - u) when writeBar.
+// With a data-term weight w (statistical TV: (lambda/2) sum (u-f)^2 / w), a, b, c
+// depend on the voxel: the prox (CP) gives a = w/(w + tau lambda),
+// b = tau lambda/(w + tau lambda), c = tau w/(w + tau lambda); the PDU
+// relaxation keeps a, b and has c = tau w / lambda (thesis eq. 3.11).
 __kernel void tv_primal(__global const REAL * f, __global REAL * u, __global REAL * ubar,
                         __global const REAL * px, __global const REAL * py, __global const REAL * pz,
+                        __global const REAL * w,
                         int nx, int ny, int nz, REAL3 ih,
-                        REAL a, REAL b, REAL c, REAL theta, int writeBar)
+                        REAL a, REAL b, REAL c, REAL theta, int writeBar,
+                        int weighted, int relaxation, REAL tau, REAL lambda)
 {
   const int x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
   if (x >= nx || y >= ny || z >= nz)
     return;
   const long i = gpur_index(x, y, z, nx, ny);
   const REAL d = gpur_div_bwd(px, py, pz, x, y, z, nx, ny, nz, ih);
+  if (weighted)
+  {
+    const REAL wi = w[i];
+    if (relaxation)
+    {
+      c = tau * wi / lambda;
+    }
+    else
+    {
+      const REAL t = tau * lambda, den = wi + t;
+      a = wi / den;
+      b = t / den;
+      c = tau * wi / den;
+    }
+  }
   const REAL old = u[i];
   const REAL next = a * old + b * f[i] + c * d;
   u[i] = next;
@@ -41,26 +62,29 @@ __kernel void tv_primal(__global const REAL * f, __global REAL * u, __global REA
     ubar[i] = next + theta * (next - old);
 }
 
-// Per-work-group partial sums of (u-f)^2, |grad u|, f div p, (div p)^2,
-// written to partials[4 * group + k]; the host adds them in double.
+// Per-work-group partial sums of (u-f)^2 / w, |grad u|, f div p, w (div p)^2
+// (w = 1 unless weighted) over z-slices [z0, z1), written to
+// partials[4 * group + k]; the host adds them in double.
 // No early return: every work-item takes part in the group reductions.
 __kernel void tv_energies(__global const REAL * f, __global const REAL * u,
                           __global const REAL * px, __global const REAL * py, __global const REAL * pz,
-                          int nx, int ny, int nz, REAL3 ih,
+                          __global const REAL * w, int weighted,
+                          int nx, int ny, int nz, int z0, int z1, REAL3 ih,
                           __global REAL * partials, __local REAL * scratch)
 {
   const int x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
   REAL e0 = 0, e1 = 0, e2 = 0, e3 = 0;
-  if (x < nx && y < ny && z < nz)
+  if (x < nx && y < ny && z >= z0 && z < z1)
   {
     const long i = gpur_index(x, y, z, nx, ny);
     const REAL3 g = gpur_grad_fwd(u, x, y, z, nx, ny, nz, ih);
     const REAL d = gpur_div_bwd(px, py, pz, x, y, z, nx, ny, nz, ih);
     const REAL r = u[i] - f[i];
-    e0 = r * r;
+    const REAL wi = weighted ? w[i] : (REAL)1;
+    e0 = r * r / wi;
     e1 = sqrt(g.x * g.x + g.y * g.y + g.z * g.z);
     e2 = f[i] * d;
-    e3 = d * d;
+    e3 = wi * d * d;
   }
   const long group = get_group_id(0) + get_num_groups(0) * (get_group_id(1) + (long)get_num_groups(1) * get_group_id(2));
   e0 = gpur_group_sum(e0, scratch);

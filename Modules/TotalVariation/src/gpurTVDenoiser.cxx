@@ -85,16 +85,24 @@ SetEnergies(TVReport & report, const TVEnergySums & s, double lambda, double dat
   report.relativeGap = denominator > 0.0 ? (report.primal - report.dual) / denominator : 0.0;
 }
 
+/** P(0) = (lambda/2) sum f^2 / w, the scale of the energies. */
 template<typename Real>
 double
-DataEnergy(const Real * f, std::size_t n, double lambda)
+DataEnergy(const Real * f, const Real * weight, std::size_t n, double lambda)
 {
   double s = 0.0;
   for (std::size_t i = 0; i < n; ++i)
   {
-    s += static_cast<double>(f[i]) * f[i];
+    s += static_cast<double>(f[i]) * f[i] / (weight ? static_cast<double>(weight[i]) : 1.0);
   }
   return 0.5 * lambda * s;
+}
+
+template<typename Real>
+double
+MaxWeight(const Real * weight, std::size_t n)
+{
+  return weight ? static_cast<double>(*std::max_element(weight, weight + n)) : 1.0;
 }
 
 /** Runs iterations [first, first + count); with checkGap, stops early at the gap tolerance. */
@@ -103,6 +111,7 @@ void
 RunIterations(TVStepper<Real> & stepper,
               const TVParameters & parameters,
               const Grid & grid,
+              double maxWeight,
               unsigned first,
               unsigned count,
               bool checkGap,
@@ -110,7 +119,7 @@ RunIterations(TVStepper<Real> & stepper,
               const IterationCallback & callback,
               TVReport & report)
 {
-  TVSchedule schedule(parameters, grid);
+  TVSchedule schedule(parameters, grid, maxWeight);
   for (unsigned k = 0; k < first; ++k)
   {
     schedule.Next(k); // the accelerated schedule's steps depend on all earlier ones
@@ -136,7 +145,7 @@ RunIterations(TVStepper<Real> & stepper,
     }
     if (checkGap && (k + 1) % parameters.gapCheckInterval == 0)
     {
-      SetEnergies(report, stepper.Energies(), parameters.lambda, dataEnergy);
+      SetEnergies(report, stepper.Energies(0, grid.size[2]), parameters.lambda, dataEnergy);
       report.gapHistory.emplace_back(k + 1, report.relativeGap);
       if (report.relativeGap <= parameters.gapTolerance)
       {
@@ -150,7 +159,11 @@ RunIterations(TVStepper<Real> & stepper,
 /** Checks the arguments every entry point shares and resolves the backend. */
 template<typename Real>
 ResolvedBackend
-PrepareRun(const Real * f, const Grid & grid, const TVParameters & parameters, const ExecutionOptions & execution)
+PrepareRun(const Real * f,
+           const Real * weight,
+           const Grid & grid,
+           const TVParameters & parameters,
+           const ExecutionOptions & execution)
 {
   grid.Validate();
   parameters.Validate();
@@ -159,12 +172,17 @@ PrepareRun(const Real * f, const Grid & grid, const TVParameters & parameters, c
     throw InvalidArgument("TV denoising: the input array must not be null");
   }
   RequireFinite(f, grid.Count(), "the input image");
+  if (weight != nullptr)
+  {
+    RequirePositiveFinite(weight, grid.Count(), "the data-term weight (noise variance)");
+  }
   return ResolveBackend(execution, std::is_same<Real, double>::value);
 }
 
 template<typename Real>
 std::unique_ptr<TVStepper<Real>>
 MakeStepper(const Real * f,
+            const Real * weight,
             const Grid & grid,
             const TVParameters & parameters,
             const ResolvedBackend & backend,
@@ -173,9 +191,10 @@ MakeStepper(const Real * f,
   const bool usesBar = parameters.algorithm != TVAlgorithm::PDU;
   if (backend.backend == Backend::OpenCL)
   {
-    return MakeTVStepperOpenCL(f, grid, usesBar, backend.device);
+    return MakeTVStepperOpenCL(f, weight, grid, usesBar, backend.device);
   }
-  return MakeTVStepperCPU(f, grid, usesBar, execution.parallelFor ? execution.parallelFor : MakeThreadParallelFor());
+  return MakeTVStepperCPU(
+    f, weight, grid, usesBar, execution.parallelFor ? execution.parallelFor : MakeThreadParallelFor());
 }
 
 double
@@ -188,15 +207,16 @@ SecondsSince(std::chrono::steady_clock::time_point start)
 
 template<typename Real>
 TVReport
-DenoiseTV(const Real * f,
-          Real * u,
-          const Grid & grid,
-          const TVParameters & parameters,
-          const ExecutionOptions & execution,
-          const IterationCallback & callback)
+DenoiseWeightedTV(const Real * f,
+                  const Real * weight,
+                  Real * u,
+                  const Grid & grid,
+                  const TVParameters & parameters,
+                  const ExecutionOptions & execution,
+                  const IterationCallback & callback)
 {
   TVReport report;
-  report.backend = PrepareRun(f, grid, parameters, execution);
+  report.backend = PrepareRun(f, weight, grid, parameters, execution);
   if (u == nullptr)
   {
     throw InvalidArgument("DenoiseTV: the output array must not be null");
@@ -205,20 +225,41 @@ DenoiseTV(const Real * f,
   TranslateCLErrors(
     [&]
     {
-      const auto stepper = MakeStepper(f, grid, parameters, report.backend, execution);
+      const auto stepper = MakeStepper(f, weight, grid, parameters, report.backend, execution);
       stepper->Initialize();
       const bool checkGap = parameters.gapCheckInterval > 0 && parameters.gapTolerance > 0.0;
-      const double dataEnergy = DataEnergy(f, grid.Count(), parameters.lambda);
-      RunIterations(*stepper, parameters, grid, 0, parameters.maxIterations, checkGap, dataEnergy, callback, report);
+      const double dataEnergy = DataEnergy(f, weight, grid.Count(), parameters.lambda);
+      RunIterations(*stepper,
+                    parameters,
+                    grid,
+                    MaxWeight(weight, grid.Count()),
+                    0,
+                    parameters.maxIterations,
+                    checkGap,
+                    dataEnergy,
+                    callback,
+                    report);
       if (!report.converged)
       {
-        SetEnergies(report, stepper->Energies(), parameters.lambda, dataEnergy);
+        SetEnergies(report, stepper->Energies(0, grid.size[2]), parameters.lambda, dataEnergy);
         report.converged = parameters.gapTolerance > 0.0 && report.relativeGap <= parameters.gapTolerance;
       }
       stepper->Store(u, nullptr, nullptr, 0, grid.size[2]); // the only write to u: never half-written
     });
   report.seconds = SecondsSince(start);
   return report;
+}
+
+template<typename Real>
+TVReport
+DenoiseTV(const Real * f,
+          Real * u,
+          const Grid & grid,
+          const TVParameters & parameters,
+          const ExecutionOptions & execution,
+          const IterationCallback & callback)
+{
+  return DenoiseWeightedTV(f, static_cast<const Real *>(nullptr), u, grid, parameters, execution, callback);
 }
 
 template<typename Real>
@@ -237,6 +278,7 @@ InitializeTVState(const Real * f, const Grid & grid, const TVStateView<Real> & s
 template<typename Real>
 TVReport
 ContinueTV(const Real * f,
+           const Real * weight,
            const Grid & grid,
            const TVParameters & parameters,
            unsigned first,
@@ -246,7 +288,7 @@ ContinueTV(const Real * f,
            const IterationCallback & callback)
 {
   TVReport report;
-  report.backend = PrepareRun(f, grid, parameters, execution);
+  report.backend = PrepareRun(f, weight, grid, parameters, execution);
   if (state.u == nullptr || state.p == nullptr || (state.bar == nullptr && parameters.algorithm != TVAlgorithm::PDU))
   {
     throw InvalidArgument(std::string("ContinueTV: the state needs u, p") +
@@ -258,9 +300,10 @@ ContinueTV(const Real * f,
   TranslateCLErrors(
     [&]
     {
-      const auto stepper = MakeStepper(f, grid, parameters, report.backend, execution);
+      const auto stepper = MakeStepper(f, weight, grid, parameters, report.backend, execution);
       stepper->Load(state.u, state.bar, state.p, 0, grid.size[2]);
-      RunIterations(*stepper, parameters, grid, first, count, false, 0.0, callback, report);
+      RunIterations(
+        *stepper, parameters, grid, MaxWeight(weight, grid.Count()), first, count, false, 0.0, callback, report);
       stepper->Store(state.u, state.bar, state.p, 0, grid.size[2]);
     });
   report.seconds = SecondsSince(start);
@@ -289,8 +332,16 @@ ROFObjective(const Real * f, const Real * u, const Grid & grid, double lambda)
 #define GPUR_INSTANTIATE_TV(Real)                                                                                      \
   template TVReport DenoiseTV(                                                                                         \
     const Real *, Real *, const Grid &, const TVParameters &, const ExecutionOptions &, const IterationCallback &);    \
+  template TVReport DenoiseWeightedTV(const Real *,                                                                    \
+                                      const Real *,                                                                    \
+                                      Real *,                                                                          \
+                                      const Grid &,                                                                    \
+                                      const TVParameters &,                                                            \
+                                      const ExecutionOptions &,                                                        \
+                                      const IterationCallback &);                                                      \
   template void InitializeTVState(const Real *, const Grid &, const TVStateView<Real> &);                              \
   template TVReport ContinueTV(const Real *,                                                                           \
+                               const Real *,                                                                           \
                                const Grid &,                                                                           \
                                const TVParameters &,                                                                   \
                                unsigned,                                                                               \

@@ -5,9 +5,10 @@
 namespace gpur
 {
 
-TVSchedule::TVSchedule(const TVParameters & parameters, const Grid & grid)
+TVSchedule::TVSchedule(const TVParameters & parameters, const Grid & grid, double maxWeight)
   : m_Parameters(parameters)
   , m_NormSquared(grid.GradientNormSquaredBound())
+  , m_Convexity(parameters.lambda / maxWeight)
 {
   // tau * sigma * ||grad||^2 = 1, balanced (the images' intensity scale is unknown).
   m_Tau = m_Sigma = 1.0 / std::sqrt(m_NormSquared);
@@ -26,6 +27,8 @@ TVSchedule::PrimalDualStep(double tau, double sigma, double theta) const
   s.b = tau * lambda / (1.0 + tau * lambda);
   s.c = tau / (1.0 + tau * lambda);
   s.theta = theta;
+  s.tau = tau;
+  s.lambda = lambda;
   return s;
 }
 
@@ -39,8 +42,8 @@ TVSchedule::Next(unsigned k)
     case TVAlgorithm::AcceleratedChambollePock:
     {
       // CP 2011 Alg. 2 with gamma = 0.7 lambda (< lambda, the strong convexity of
-      // the data term; the paper's choice for ROF).
-      const double gamma = 0.7 * m_Parameters.lambda;
+      // the data term; the paper's choice for ROF; lambda / max w when weighted).
+      const double gamma = 0.7 * m_Convexity;
       const double theta = 1.0 / std::sqrt(1.0 + 2.0 * gamma * m_Tau);
       const TVStep s = PrimalDualStep(m_Tau, m_Sigma, theta);
       m_Tau *= theta;
@@ -62,6 +65,9 @@ TVSchedule::Next(unsigned k)
       s.b = tauP;
       s.c = tauP / m_Parameters.lambda;
       s.theta = 0.0;
+      s.relaxation = true;
+      s.tau = tauP;
+      s.lambda = m_Parameters.lambda;
       return s;
     }
   }

@@ -16,10 +16,45 @@ namespace gpur
 /** Per-voxel sums behind the energies (see TVEnergySums). */
 struct TVEnergySums
 {
-  double fidelity = 0.0;    ///< sum (u - f)^2
+  double fidelity = 0.0;    ///< sum (u - f)^2 / w
   double tv = 0.0;          ///< sum |grad u|
   double fDivP = 0.0;       ///< sum f div p
-  double divPSquared = 0.0; ///< sum (div p)^2
+  double divPSquared = 0.0; ///< sum w (div p)^2
+};
+
+/**
+ * The per-voxel update rules both backends share (the OpenCL twins are in
+ * kernels/tv_rof.cl). w is the data-term weight of the voxel.
+ */
+template<typename Real>
+struct TVPrimalCoefficients
+{
+  Real a, b, c;
+  TVPrimalCoefficients(const TVStep & step)
+    : a(static_cast<Real>(step.a))
+    , b(static_cast<Real>(step.b))
+    , c(static_cast<Real>(step.c))
+  {
+  }
+  /** Weighted coefficients: the CP prox or the PDU relaxation (see tv_primal). */
+  static TVPrimalCoefficients
+  Weighted(const TVPrimalCoefficients & plain, const TVStep & step, Real w)
+  {
+    TVPrimalCoefficients k = plain;
+    const Real tau = static_cast<Real>(step.tau), lambda = static_cast<Real>(step.lambda);
+    if (step.relaxation)
+    {
+      k.c = tau * w / lambda;
+    }
+    else
+    {
+      const Real t = tau * lambda, den = w + t;
+      k.a = w / den;
+      k.b = t / den;
+      k.c = tau * w / den;
+    }
+    return k;
+  }
 };
 
 template<typename Real>
@@ -34,8 +69,9 @@ public:
   Dual(const TVStep & step) = 0;
   virtual void
   Primal(const TVStep & step) = 0;
+  /** The sums over z-slices [firstSlice, firstSlice + slices) (a slab's interior). */
   virtual TVEnergySums
-  Energies() = 0;
+  Energies(std::size_t firstSlice, std::size_t slices) = 0;
   /**
    * Copies z-slices [firstSlice, firstSlice + slices) of the state from host
    * arrays laid out as in TVStateView (whole-grid arrays; only those slices are
@@ -105,11 +141,15 @@ ForEachStatePart(const Grid & grid,
 
 template<typename Real>
 std::unique_ptr<TVStepper<Real>>
-MakeTVStepperCPU(const Real * f, const Grid & grid, bool usesBar, const ParallelForFunction & parallelFor);
+MakeTVStepperCPU(const Real * f,
+                 const Real * weight,
+                 const Grid & grid,
+                 bool usesBar,
+                 const ParallelForFunction & parallelFor);
 
 template<typename Real>
 std::unique_ptr<TVStepper<Real>>
-MakeTVStepperOpenCL(const Real * f, const Grid & grid, bool usesBar, const DeviceInfo & device);
+MakeTVStepperOpenCL(const Real * f, const Real * weight, const Grid & grid, bool usesBar, const DeviceInfo & device);
 
 } // namespace gpur
 

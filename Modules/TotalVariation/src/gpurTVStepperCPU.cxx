@@ -16,8 +16,9 @@ template<typename Real>
 class TVStepperCPU : public TVStepper<Real>
 {
 public:
-  TVStepperCPU(const Real * f, const Grid & grid, bool usesBar, ParallelForFunction parallelFor)
+  TVStepperCPU(const Real * f, const Real * weight, const Grid & grid, bool usesBar, ParallelForFunction parallelFor)
     : m_F(f)
+    , m_W(weight)
     , m_Geometry(grid)
     , m_Grid(grid)
     , m_Count(grid.Count())
@@ -65,15 +66,16 @@ public:
   void
   Primal(const TVStep & step) override
   {
-    const Real a = static_cast<Real>(step.a), b = static_cast<Real>(step.b), c = static_cast<Real>(step.c);
+    const TVPrimalCoefficients<Real> plain(step);
     const Real theta = static_cast<Real>(step.theta);
     const bool writeBar = !m_Bar.empty();
     ForEachVoxel(
       [&](std::size_t x, std::size_t y, std::size_t z, std::size_t i)
       {
         const Real d = BackwardDivergence(m_Px.data(), m_Py.data(), m_Pz.data(), m_Geometry, x, y, z, i);
+        const auto k = m_W ? TVPrimalCoefficients<Real>::Weighted(plain, step, m_W[i]) : plain;
         const Real old = m_U[i];
-        const Real next = a * old + b * m_F[i] + c * d;
+        const Real next = k.a * old + k.b * m_F[i] + k.c * d;
         m_U[i] = next;
         if (writeBar)
           m_Bar[i] = next + theta * (next - old);
@@ -81,15 +83,16 @@ public:
   }
 
   TVEnergySums
-  Energies() override
+  Energies(std::size_t firstSlice, std::size_t slices) override
   {
+    const std::size_t firstRow = firstSlice * m_Geometry.ny;
     const auto sums =
       ParallelSum(m_ParallelFor,
-                  m_Rows,
+                  slices * m_Geometry.ny,
                   4,
                   [&](std::size_t r0, std::size_t r1, double * acc)
                   {
-                    for (std::size_t r = r0; r < r1; ++r)
+                    for (std::size_t r = firstRow + r0; r < firstRow + r1; ++r)
                     {
                       const std::size_t y = r % m_Geometry.ny, z = r / m_Geometry.ny;
                       for (std::size_t x = 0, i = r * m_Geometry.nx; x < m_Geometry.nx; ++x, ++i)
@@ -98,10 +101,11 @@ public:
                         const Real d =
                           BackwardDivergence(m_Px.data(), m_Py.data(), m_Pz.data(), m_Geometry, x, y, z, i);
                         const double e = static_cast<double>(m_U[i]) - m_F[i];
-                        acc[0] += e * e;
+                        const double w = m_W ? static_cast<double>(m_W[i]) : 1.0;
+                        acc[0] += e * e / w;
                         acc[1] += std::sqrt(double(g[0]) * g[0] + double(g[1]) * g[1] + double(g[2]) * g[2]);
                         acc[2] += static_cast<double>(m_F[i]) * d;
-                        acc[3] += static_cast<double>(d) * d;
+                        acc[3] += w * d * d;
                       }
                     }
                   });
@@ -181,6 +185,7 @@ private:
   }
 
   const Real * m_F;
+  const Real * m_W; ///< data-term weight, or null
   const StencilGeometry<Real> m_Geometry;
   const Grid m_Grid;
   const std::size_t m_Count, m_Rows;
@@ -192,14 +197,18 @@ private:
 
 template<typename Real>
 std::unique_ptr<TVStepper<Real>>
-MakeTVStepperCPU(const Real * f, const Grid & grid, bool usesBar, const ParallelForFunction & parallelFor)
+MakeTVStepperCPU(const Real * f,
+                 const Real * weight,
+                 const Grid & grid,
+                 bool usesBar,
+                 const ParallelForFunction & parallelFor)
 {
-  return std::unique_ptr<TVStepper<Real>>(new TVStepperCPU<Real>(f, grid, usesBar, parallelFor));
+  return std::unique_ptr<TVStepper<Real>>(new TVStepperCPU<Real>(f, weight, grid, usesBar, parallelFor));
 }
 
 template std::unique_ptr<TVStepper<float>>
-MakeTVStepperCPU(const float *, const Grid &, bool, const ParallelForFunction &);
+MakeTVStepperCPU(const float *, const float *, const Grid &, bool, const ParallelForFunction &);
 template std::unique_ptr<TVStepper<double>>
-MakeTVStepperCPU(const double *, const Grid &, bool, const ParallelForFunction &);
+MakeTVStepperCPU(const double *, const double *, const Grid &, bool, const ParallelForFunction &);
 
 } // namespace gpur

@@ -14,7 +14,7 @@ template<typename Real>
 class TVStepperOpenCL : public TVStepper<Real>
 {
 public:
-  TVStepperOpenCL(const Real * f, const Grid & grid, bool usesBar, const DeviceInfo & device)
+  TVStepperOpenCL(const Real * f, const Real * weight, const Grid & grid, bool usesBar, const DeviceInfo & device)
     : m_Context(DeviceContext::Get(device))
     , m_Grid(grid)
     , m_Count(grid.Count())
@@ -22,7 +22,8 @@ public:
     , m_InverseSpacing(InverseSpacing<Real>(grid))
   {
     const bool isDouble = std::is_same<Real, double>::value;
-    const unsigned volumes = 3 + (usesBar ? 1 : 0) + (grid.size[2] > 1 ? 1 : 0); // f, u, px, py (+ubar, +pz)
+    // f, u, px, py (+ubar, +pz, +w)
+    const unsigned volumes = 3 + (usesBar ? 1 : 0) + (grid.size[2] > 1 ? 1 : 0) + (weight ? 1 : 0);
     if (isDouble)
     {
       m_Context->RequireDouble("TV denoising");
@@ -54,6 +55,11 @@ public:
     m_GroupSize = m_Range.local[0] * m_Range.local[1] * m_Range.local[2];
     m_Partials = DeviceBuffer<Real>(ctx, 4 * m_Groups);
     m_F.Upload(Queue(), f, m_Count);
+    if (weight != nullptr)
+    {
+      m_W = DeviceBuffer<Real>(ctx, m_Count, CL_MEM_READ_ONLY);
+      m_W.Upload(Queue(), weight, m_Count);
+    }
   }
 
   void
@@ -87,6 +93,7 @@ public:
             m_Px.Get(),
             m_Py.Get(),
             Pz().Get(),
+            W().Get(),
             Nx(),
             Ny(),
             Nz(),
@@ -95,12 +102,16 @@ public:
             Real(step.b),
             Real(step.c),
             Real(step.theta),
-            cl_int(writeBar ? 1 : 0));
+            cl_int(writeBar ? 1 : 0),
+            Weighted(),
+            cl_int(step.relaxation ? 1 : 0),
+            Real(step.tau),
+            Real(step.lambda));
     Launch(m_PrimalKernel);
   }
 
   TVEnergySums
-  Energies() override
+  Energies(std::size_t firstSlice, std::size_t slices) override
   {
     SetArgs(m_EnergyKernel,
             m_F.Get(),
@@ -108,9 +119,13 @@ public:
             m_Px.Get(),
             m_Py.Get(),
             Pz().Get(),
+            W().Get(),
+            Weighted(),
             Nx(),
             Ny(),
             Nz(),
+            static_cast<cl_int>(firstSlice),
+            static_cast<cl_int>(firstSlice + slices),
             m_InverseSpacing,
             m_Partials.Get(),
             cl::Local(m_GroupSize * sizeof(Real)));
@@ -182,6 +197,17 @@ private:
   {
     return m_Context->Queue(0);
   }
+  // Without weights the kernels never read w; f stands in so the argument is a valid buffer.
+  const DeviceBuffer<Real> &
+  W() const
+  {
+    return m_W.Size() > 0 ? m_W : m_F;
+  }
+  cl_int
+  Weighted() const
+  {
+    return m_W.Size() > 0 ? 1 : 0;
+  }
   // In 2D the kernels never touch pz; px stands in so the argument is a valid buffer.
   const DeviceBuffer<Real> &
   Pz() const
@@ -215,7 +241,7 @@ private:
   const ImageRange m_Range;
   const CLReal3<Real> m_InverseSpacing;
   cl::Kernel m_DualKernel, m_PrimalKernel, m_EnergyKernel;
-  DeviceBuffer<Real> m_F, m_U, m_Bar, m_Px, m_Py, m_Pz, m_Partials;
+  DeviceBuffer<Real> m_F, m_W, m_U, m_Bar, m_Px, m_Py, m_Pz, m_Partials;
   std::size_t m_Groups = 0, m_GroupSize = 0;
 };
 
@@ -223,14 +249,14 @@ private:
 
 template<typename Real>
 std::unique_ptr<TVStepper<Real>>
-MakeTVStepperOpenCL(const Real * f, const Grid & grid, bool usesBar, const DeviceInfo & device)
+MakeTVStepperOpenCL(const Real * f, const Real * weight, const Grid & grid, bool usesBar, const DeviceInfo & device)
 {
-  return std::unique_ptr<TVStepper<Real>>(new TVStepperOpenCL<Real>(f, grid, usesBar, device));
+  return std::unique_ptr<TVStepper<Real>>(new TVStepperOpenCL<Real>(f, weight, grid, usesBar, device));
 }
 
 template std::unique_ptr<TVStepper<float>>
-MakeTVStepperOpenCL(const float *, const Grid &, bool, const DeviceInfo &);
+MakeTVStepperOpenCL(const float *, const float *, const Grid &, bool, const DeviceInfo &);
 template std::unique_ptr<TVStepper<double>>
-MakeTVStepperOpenCL(const double *, const Grid &, bool, const DeviceInfo &);
+MakeTVStepperOpenCL(const double *, const double *, const Grid &, bool, const DeviceInfo &);
 
 } // namespace gpur

@@ -115,7 +115,7 @@ RunInSlabs(const std::vector<float> & f,
       std::vector<float> blockF(f.begin() + p0 * slice, f.begin() + p1 * slice);
       State state(block, blockF);
       CopySlices(grid, whole, p0, block, state, 0, p1 - p0);
-      gpur::ContinueTV(blockF.data(), block, parameters, first, count, state.View(), On(backend));
+      gpur::ContinueTV<float>(blockF.data(), nullptr, block, parameters, first, count, state.View(), On(backend));
       CopySlices(block, state, z0 - p0, grid, next, z0, z1 - z0);
     }
     whole = next;
@@ -140,14 +140,14 @@ TEST_P(TVRounds, ConsecutiveCallsEqualOneRun)
   for (unsigned first : { 0u, 5u, 9u })
   {
     const unsigned count = first == 0 ? 5 : (first == 5 ? 4 : 3);
-    const auto report = gpur::ContinueTV(f.data(), grid, p, first, count, rounds.View(), On(backend));
+    const auto report = gpur::ContinueTV<float>(f.data(), nullptr, grid, p, first, count, rounds.View(), On(backend));
     EXPECT_EQ(report.iterations, count);
     EXPECT_EQ(report.backend.backend, backend);
   }
   EXPECT_EQ(rounds.u, OneRun(f, grid, p, backend)); // bit for bit
 
   State once(grid, f);
-  gpur::ContinueTV(f.data(), grid, p, 0, 12, once.View(), On(backend));
+  gpur::ContinueTV<float>(f.data(), nullptr, grid, p, 0, 12, once.View(), On(backend));
   EXPECT_EQ(rounds.u, once.u);
   EXPECT_EQ(rounds.p, once.p);
   if (algorithm != TVAlgorithm::PDU)
@@ -184,7 +184,8 @@ TEST(TVState, TwoDimensionalAndSingleSliceStates)
   const Grid g2 = gpur::MakeGrid2D(16, 12);
   const auto f2 = gpur::AddGaussianNoise(gpur::SheppLoganPhantom(g2), 0.1, 1);
   State s2(g2, f2);
-  gpur::ContinueTV(f2.data(), g2, FixedIterations(TVAlgorithm::AcceleratedChambollePock, 6), 0, 6, s2.View());
+  gpur::ContinueTV<float>(
+    f2.data(), nullptr, g2, FixedIterations(TVAlgorithm::AcceleratedChambollePock, 6), 0, 6, s2.View());
   EXPECT_EQ(s2.u, OneRun(f2, g2, FixedIterations(TVAlgorithm::AcceleratedChambollePock, 6), Backend::Auto));
 
   // A 3D grid of one slice keeps a p_z component, which stays 0.
@@ -192,7 +193,8 @@ TEST(TVState, TwoDimensionalAndSingleSliceStates)
   g3.dimension = 3;
   State s3(g3, f2);
   std::fill(s3.p.begin() + 2 * g3.Count(), s3.p.end(), 1.0f); // garbage in the unused component
-  gpur::ContinueTV(f2.data(), g3, FixedIterations(TVAlgorithm::AcceleratedChambollePock, 6), 0, 6, s3.View());
+  gpur::ContinueTV<float>(
+    f2.data(), nullptr, g3, FixedIterations(TVAlgorithm::AcceleratedChambollePock, 6), 0, 6, s3.View());
   // (Not equal to the 2D result: the step sizes follow the 3D bound of ||grad||^2.)
   EXPECT_EQ(s3.u, OneRun(f2, g3, FixedIterations(TVAlgorithm::AcceleratedChambollePock, 6), Backend::Auto));
   EXPECT_TRUE(std::all_of(s3.p.begin() + 2 * g3.Count(), s3.p.end(), [](float v) { return v == 0.0f; }));
@@ -205,11 +207,12 @@ TEST(TVState, MissingStateArraysAreRefused)
   State s(grid, f);
   auto view = s.View();
   view.bar = nullptr;
-  EXPECT_THROW(gpur::ContinueTV(f.data(), grid, FixedIterations(TVAlgorithm::ChambollePock, 2), 0, 2, view),
-               gpur::InvalidArgument);
+  EXPECT_THROW(
+    gpur::ContinueTV<float>(f.data(), nullptr, grid, FixedIterations(TVAlgorithm::ChambollePock, 2), 0, 2, view),
+    gpur::InvalidArgument);
   // PDU has no ubar: the same view is fine.
-  EXPECT_NO_THROW(gpur::ContinueTV(f.data(), grid, FixedIterations(TVAlgorithm::PDU, 2), 0, 2, view));
+  EXPECT_NO_THROW(gpur::ContinueTV<float>(f.data(), nullptr, grid, FixedIterations(TVAlgorithm::PDU, 2), 0, 2, view));
   view.p = nullptr;
-  EXPECT_THROW(gpur::ContinueTV(f.data(), grid, FixedIterations(TVAlgorithm::PDU, 2), 0, 2, view),
+  EXPECT_THROW(gpur::ContinueTV<float>(f.data(), nullptr, grid, FixedIterations(TVAlgorithm::PDU, 2), 0, 2, view),
                gpur::InvalidArgument);
 }

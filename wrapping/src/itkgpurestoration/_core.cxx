@@ -187,7 +187,7 @@ ContinueTV(py::array_t<Real, py::array::c_style> state,
   view.p = data + 3 * n;
   {
     py::gil_scoped_release release;
-    gpur::ContinueTV<Real>(data, grid, parameters, first, count, view, execution);
+    gpur::ContinueTV<Real>(data, nullptr, grid, parameters, first, count, view, execution);
   }
   return out;
 }
