@@ -70,3 +70,35 @@ cli_tv_expect_failure(missing-input "does not exist" out.nrrd "${cli_tv_dir}/no-
 # Fails after denoising, when writing: nothing may be left behind either.
 cli_tv_expect_failure(unwritable-output "itkgpurestoration-tv: ." no-such-directory/out.nrrd
   --backend cpu --iterations 5 "${cli_tv_input}" OUT)
+
+# (4) A DICOM series folder as input. gpurTestData (test/) writes a 24 x 20 x 6 int16
+# CT-like volume (spacing 0.7 x 0.8 x 2.5, an origin, an oblique direction) as a DICOM
+# series and as volume.mha. The tool's output from the series folder must have the
+# volume's size, spacing, origin and direction (within 1e-3) and equal its output
+# from volume.mha (max |difference| <= 1e-4 of that output's range). A folder without
+# DICOM files fails with one line on stderr and no output.
+set(cli_dicom_dir "${cli_tv_dir}/dicom")
+set(cli_dicom_options --lambda 0.05 --iterations 100 --tolerance 0 --backend cpu --quiet)
+add_test(NAME itkgpurestoration-tv-dicom-data COMMAND $<TARGET_FILE:gpurTestData> dicom-series "${cli_dicom_dir}")
+set_tests_properties(itkgpurestoration-tv-dicom-data PROPERTIES FIXTURES_SETUP CliDicomData)
+add_test(NAME itkgpurestoration-tv-dicom-run-series
+  COMMAND $<TARGET_FILE:itkgpurestoration-tv> ${cli_dicom_options}
+    "${cli_dicom_dir}/series" "${cli_dicom_dir}/from-series.mha")
+add_test(NAME itkgpurestoration-tv-dicom-run-mha
+  COMMAND $<TARGET_FILE:itkgpurestoration-tv> ${cli_dicom_options}
+    "${cli_dicom_dir}/volume.mha" "${cli_dicom_dir}/from-mha.mha")
+set_tests_properties(itkgpurestoration-tv-dicom-run-series itkgpurestoration-tv-dicom-run-mha PROPERTIES
+  FIXTURES_REQUIRED CliDicomData FIXTURES_SETUP CliDicomDenoised)
+add_test(NAME itkgpurestoration-tv-dicom-series
+  COMMAND $<TARGET_FILE:gpurTestData> compare "${cli_dicom_dir}/from-series.mha" "${cli_dicom_dir}/from-mha.mha"
+    "${cli_dicom_dir}/volume.mha" 1e-3 1e-4)
+set_tests_properties(itkgpurestoration-tv-dicom-series PROPERTIES FIXTURES_REQUIRED "CliDicomData;CliDicomDenoised")
+add_test(NAME itkgpurestoration-tv-fails-no-dicom
+  COMMAND ${CMAKE_COMMAND} "-DTOOL=$<TARGET_FILE:itkgpurestoration-tv>"
+    "-DARGS=${cli_dicom_dir}/not-dicom|${cli_tv_dir}/failure-no-dicom/out.mha"
+    "-DOUTPUT=${cli_tv_dir}/failure-no-dicom/out.mha" "-DMESSAGE=no DICOM series in directory '.*not-dicom'"
+    -DONE_LINE=ON -P "${CMAKE_CURRENT_SOURCE_DIR}/ExpectFailure.cmake")
+set_tests_properties(itkgpurestoration-tv-fails-no-dicom PROPERTIES FIXTURES_REQUIRED CliDicomData)
+set_tests_properties(itkgpurestoration-tv-dicom-data itkgpurestoration-tv-dicom-run-series
+  itkgpurestoration-tv-dicom-run-mha itkgpurestoration-tv-dicom-series itkgpurestoration-tv-fails-no-dicom
+  PROPERTIES LABELS "cli;dicom")

@@ -2,7 +2,8 @@
 # Runs TOOL with ARGS ("|"-separated) and fails unless it exits non-zero with
 # a last stderr line "itkgpurestoration-tv: <reason>" matching MESSAGE (a progress bar
 # may come before it), and leaves neither OUTPUT nor a
-# temporary file (*.partial-*) in OUTPUT's directory.
+# temporary file (*.partial-*) in OUTPUT's directory. With -DONE_LINE=ON that
+# line must be all of stderr (for failures before any progress is shown).
 foreach(v TOOL ARGS OUTPUT MESSAGE)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "ExpectFailure.cmake: -D${v}=... is required")
@@ -32,6 +33,9 @@ string(REGEX REPLACE "\n$" "" err_trimmed "${err}")
 string(REGEX REPLACE "^.*\n" "" last_line "${err_trimmed}")
 if(last_line STREQUAL "" OR NOT last_line MATCHES "${MESSAGE}")
   message(FATAL_ERROR "expected a last stderr line matching '${MESSAGE}', got '${last_line}'")
+endif()
+if(ONE_LINE AND NOT err_trimmed STREQUAL last_line)
+  message(FATAL_ERROR "expected one line on stderr, got '${err}'")
 endif()
 if(NOT last_line MATCHES "^itkgpurestoration-tv: ")
   message(FATAL_ERROR "the reason should start with the program name: '${last_line}'")

@@ -381,8 +381,21 @@ ReadInput(const std::string & input)
   {
     auto names = itk::GDCMSeriesFileNames::New();
     names->SetUseSeriesDetails(true);
-    names->SetDirectory(input);
-    const auto & series = names->GetSeriesUIDs();
+    // Without DICOM files ITK prints a multi-line warning; the exception below says it in one line.
+    const bool warnings = itk::Object::GetGlobalWarningDisplay();
+    itk::Object::SetGlobalWarningDisplay(false);
+    std::vector<std::string> series;
+    try
+    {
+      names->SetDirectory(input);
+      series = names->GetSeriesUIDs();
+    }
+    catch (...)
+    {
+      itk::Object::SetGlobalWarningDisplay(warnings);
+      throw;
+    }
+    itk::Object::SetGlobalWarningDisplay(warnings);
     if (series.empty())
       throw std::runtime_error("no DICOM series in directory '" + input + "'");
     auto reader = itk::ImageSeriesReader<TImage>::New();

@@ -8,6 +8,8 @@ packages=(
   pocl-opencl-icd                     # OpenCL on the CPU, so the OpenCL backend runs without a GPU
   libgtest-dev
   python3-pip python3-dev             # the Python package (wrapping/) and its tests
+  libvtk9-dev xvfb xauth              # optional: the VTK rendering example (examples/vtk) and a virtual X server
+                                      # for it (Debian's VTK renders through X only); ~1 min and ~800 MB
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,157 @@
+# The README's C++ and shell snippets, run as tests (the Python ones are run by
+# wrapping/tests/test_readme.py). README.md stays the only copy: a fenced block is
+# tested when the line before it is "<!-- tested: <language> <name> -->", and the
+# blocks are extracted here at configure time (README.md is a configure dependency,
+# so editing it re-extracts them).
+#
+# - cxx: the block's #include lines go to the top of a generated .cxx, the rest
+#   becomes the body of main() (an exception prints its message and returns 1).
+#   It is compiled against the library as readme_<name> and run by the test
+#   readme-cxx-<name> in a folder holding the inputs below; each cxx block needs
+#   an entry in the table of checks below.
+# - sh: every command line is a test readme-sh-<name>-<k>, run by sh in a folder
+#   holding the inputs, with "build/bin/" standing for this build's bin folder.
+#   A line "... > FILE" must write a non-empty FILE (an .xml one: a Slicer
+#   <executable>); any other line is "<program> [options] <input> <output>" and
+#   its output must have a PSNR at least 3 dB above its input's (the lines with
+#   default options, lambda 8, smooth this phantom more than is best for it:
+#   +3.5 dB, where lambda 12 gives +6.4 dB).
+# Inputs (the fixture readme-inputs): noisy.nrrd and in.mha, a 48^3 Shepp-Logan
+# phantom in [0, 1] with unit spacing plus noise of sigma 0.1 (PSNR 20 dB), and
+# truth.mha, the phantom without noise.
+set(readme "${PROJECT_SOURCE_DIR}/README.md")
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${readme}")
+set(readme_dir "${CMAKE_CURRENT_BINARY_DIR}/readme")
+set(readme_runner "${CMAKE_CURRENT_SOURCE_DIR}/RunReadmeSnippet.cmake")
+
+# Checks of the cxx blocks: the regular expression their stdout (stripped) must match, and the
+# gpurTestData command ("|"-separated) run on their output afterwards.
+# tv_filter: converged (gap <= the default tolerance 1e-4) and a better PSNR.
+# (std::cout writes 1e-4 as 0.0001 and smaller values as 9.5e-05.)
+set(readme_cxx_tv_filter_stdout
+  "^(CPU|OpenCL: .+): [0-9]+ iterations, gap ([0-9](\\.[0-9]+)?e-(0[5-9]|[1-9][0-9])|0\\.0001|0)$")
+set(readme_cxx_tv_filter_check "psnr-gain|noisy.nrrd|denoised.mha|truth.mha|5")
+
+# gpur_readme_blocks(<markdown-file> <language> <prefix>): sets <prefix>_NAMES to the
+# names of the blocks marked "<!-- tested: <language> <name> -->" and <prefix>_<name>
+# to each block's text (without the fences). A marker must be followed by a fence.
+function(gpur_readme_blocks file language prefix)
+  file(READ "${file}" text)
+  set(marker "\n<!-- tested: ${language} ") # at the start of a line
+  string(LENGTH "${marker}" marker_length)
+  set(names "")
+  while(TRUE)
+    string(FIND "${text}" "${marker}" at)
+    if(at EQUAL -1)
+      break()
+    endif()
+    math(EXPR at "${at} + ${marker_length}")
+    string(SUBSTRING "${text}" ${at} -1 text)
+    if(NOT text MATCHES "^([A-Za-z0-9_]+) -->\n```[a-z+]*\n")
+      string(SUBSTRING "${text}" 0 60 context)
+      message(FATAL_ERROR "${file}: a '<!-- tested: ${language} <name> -->' line must come right before a fenced block: "
+        "'${context}'")
+    endif()
+    set(name "${CMAKE_MATCH_1}")
+    if(name IN_LIST names)
+      message(FATAL_ERROR "${file}: two blocks are named '${language} ${name}'")
+    endif()
+    string(LENGTH "${CMAKE_MATCH_0}" header_length)
+    string(SUBSTRING "${text}" ${header_length} -1 text)
+    string(FIND "${text}" "\n```" end)
+    if(end EQUAL -1)
+      message(FATAL_ERROR "${file}: the block '${language} ${name}' is not closed")
+    endif()
+    math(EXPR end "${end} + 1")
+    string(SUBSTRING "${text}" 0 ${end} block)
+    set(${prefix}_${name} "${block}" PARENT_SCOPE)
+    list(APPEND names "${name}")
+    string(SUBSTRING "${text}" ${end} -1 text)
+  endwhile()
+  set(${prefix}_NAMES "${names}" PARENT_SCOPE)
+endfunction()
+
+# Every marker (at the start of a line) names a language someone tests.
+file(READ "${readme}" readme_text)
+string(REGEX MATCHALL "\n<!-- tested: [^ \n]*" readme_markers "${readme_text}")
+foreach(m IN LISTS readme_markers)
+  string(STRIP "${m}" m)
+  if(NOT m MATCHES "tested: (cxx|sh|python)$")
+    message(FATAL_ERROR "README.md: '${m}': the tested languages are cxx, sh and python")
+  endif()
+endforeach()
+
+add_test(NAME readme-inputs
+  COMMAND $<TARGET_FILE:gpurTestData> phantom 48 0.1 7 "${readme_dir}/inputs/truth.mha"
+    "${readme_dir}/inputs/noisy.nrrd" "${readme_dir}/inputs/in.mha")
+set_tests_properties(readme-inputs PROPERTIES FIXTURES_SETUP ReadmeInputs LABELS readme)
+file(MAKE_DIRECTORY "${readme_dir}/inputs")
+
+gpur_readme_blocks("${readme}" cxx readme_cxx)
+foreach(name IN LISTS readme_cxx_NAMES)
+  if(NOT DEFINED readme_cxx_${name}_check)
+    message(FATAL_ERROR "README.md block 'cxx ${name}': add its checks to ${CMAKE_CURRENT_LIST_FILE}")
+  endif()
+  string(REGEX MATCHALL "#include[^\n]*\n" includes "${readme_cxx_${name}}")
+  string(REGEX REPLACE "#include[^\n]*\n" "" body "${readme_cxx_${name}}")
+  string(REGEX REPLACE "^\n+" "" body "${body}")
+  string(REGEX REPLACE "([^\n]+)" "    \\1" body "${body}")
+  string(REPLACE ";" "" includes "${includes}")
+  set(source "// Generated from README.md (block 'cxx ${name}') by test/ReadmeSnippets.cmake: edit README.md.\n")
+  string(APPEND source "${includes}\n#include <exception>\n#include <iostream>\n\nint\nmain()\n{\n  try\n  {\n"
+    "${body}  }\n  catch (const std::exception & e)\n  {\n    std::cerr << e.what() << \"\\n\";\n    return 1;\n  }\n"
+    "  return 0;\n}\n")
+  # Rewritten only when it changes, so that a reconfigure does not rebuild it.
+  file(WRITE "${readme_dir}/readme_${name}.cxx.new" "${source}")
+  configure_file("${readme_dir}/readme_${name}.cxx.new" "${readme_dir}/readme_${name}.cxx" COPYONLY)
+  add_executable(readme_${name} "${readme_dir}/readme_${name}.cxx")
+  target_link_libraries(readme_${name} PRIVATE ITKGPURestorationTotalVariation ${ITK_LIBRARIES})
+  gpur_warnings(readme_${name})
+  add_test(NAME readme-cxx-${name}
+    COMMAND ${CMAKE_COMMAND} "-DPROGRAM=$<TARGET_FILE:readme_${name}>" "-DWORK=${readme_dir}/cxx-${name}"
+      "-DINPUTS=${readme_dir}/inputs" "-DSTDOUT_REGEX=${readme_cxx_${name}_stdout}"
+      "-DCHECK=$<TARGET_FILE:gpurTestData>|${readme_cxx_${name}_check}" -P "${readme_runner}")
+  set_tests_properties(readme-cxx-${name} PROPERTIES FIXTURES_REQUIRED ReadmeInputs LABELS readme)
+endforeach()
+
+gpur_readme_blocks("${readme}" sh readme_sh)
+foreach(name IN LISTS readme_sh_NAMES)
+  set(text "${readme_sh_${name}}")
+  set(k 0)
+  while(NOT text STREQUAL "")
+    string(FIND "${text}" "\n" end)
+    string(SUBSTRING "${text}" 0 ${end} line)
+    math(EXPR end "${end} + 1")
+    string(SUBSTRING "${text}" ${end} -1 text)
+    string(REGEX REPLACE "[ \t]+#.*$" "" line "${line}") # a trailing comment
+    string(STRIP "${line}" line)
+    if(line STREQUAL "")
+      continue()
+    endif()
+    math(EXPR k "${k} + 1")
+    set(program "")
+    if(line MATCHES "^build/bin/([A-Za-z0-9_-]+)")
+      set(program "${CMAKE_MATCH_1}")
+    endif()
+    if(NOT TARGET "${program}")
+      message(FATAL_ERROR "README.md block 'sh ${name}': '${line}' does not run a program of build/bin")
+    endif()
+    string(REGEX REPLACE "^build/bin/" "$<TARGET_FILE_DIR:${program}>/" command "${line}")
+    set(checks "")
+    if(line MATCHES ">[ \t]*([^ \t]+)$")
+      set(checks "-DFILE=${CMAKE_MATCH_1}")
+      if(CMAKE_MATCH_1 MATCHES "\\.xml$")
+        list(APPEND checks "-DFILE_REGEX=^<\\?xml.*<executable>.*</executable>")
+      endif()
+    else()
+      separate_arguments(words UNIX_COMMAND "${line}")
+      list(GET words -2 input)
+      list(GET words -1 output)
+      list(APPEND checks "-DCHECK=$<TARGET_FILE:gpurTestData>|psnr-gain|${input}|${output}|truth.mha|3")
+    endif()
+    add_test(NAME readme-sh-${name}-${k}
+      COMMAND ${CMAKE_COMMAND} "-DSHELL_LINE=${command}" "-DWORK=${readme_dir}/sh-${name}-${k}"
+        "-DINPUTS=${readme_dir}/inputs" ${checks} -P "${readme_runner}")
+    set_tests_properties(readme-sh-${name}-${k} PROPERTIES FIXTURES_REQUIRED ReadmeInputs LABELS readme)
+  endwhile()
+endforeach()

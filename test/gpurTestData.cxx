@@ -1,0 +1,297 @@
+// gpurTestData: creates the input files of the file-based tests (command-line
+// tool, README snippets) and checks their outputs, so that those tests assert
+// numbers instead of "it ran".
+//
+//   gpurTestData phantom <size> <sigma> <seed> <truth-file> <noisy-file>...
+//       A size^3 Shepp-Logan phantom (values in [0, 1], unit spacing) and the same
+//       phantom plus N(0, sigma^2) noise, written to each <noisy-file>.
+//   gpurTestData dicom-series <folder>
+//       A 24 x 20 x 6 int16 CT-like volume (spacing 0.7 x 0.8 x 2.5 mm, an oblique
+//       direction) written as a DICOM series <folder>/series/slice00k.dcm and as
+//       <folder>/volume.mha, read back to check that the series holds that
+//       geometry; and <folder>/not-dicom/ holding files that are not DICOM.
+//   gpurTestData compare <test> <reference> <geometry-reference> <coordinate-tolerance> <relative-tolerance>
+//       Fails unless <test> has the size of <reference>, the spacing, origin and
+//       direction of <geometry-reference> (each within <coordinate-tolerance>), and
+//       max |test - reference| <= <relative-tolerance> * (max - min of reference).
+//   gpurTestData psnr-gain <noisy> <denoised> <truth> <minimum-gain-dB>
+//       Fails unless PSNR(denoised, truth) >= PSNR(noisy, truth) + minimum gain
+//       (peak: the range of truth).
+//
+// Every check prints the numbers it measured. Exit code 0 on success, 1 otherwise.
+#include "gpurMetrics.h"
+#include "gpurPhantom.h"
+
+#include "itkGDCMImageIO.h"
+#include "itkGDCMSeriesFileNames.h"
+#include "itkImage.h"
+#include "itkImageFileReader.h"
+#include "itkImageFileWriter.h"
+#include "itkImageSeriesReader.h"
+#include "itkImageSeriesWriter.h"
+#include "itkMath.h"
+#include "itkMetaDataObject.h"
+#include "itkNumericSeriesFileNames.h"
+#include "itksys/SystemTools.hxx"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace
+{
+
+using FloatImage = itk::Image<float, 3>;
+using ShortImage = itk::Image<short, 3>;
+
+double
+ToDouble(const std::string & text)
+{
+  std::size_t used = 0;
+  const double value = std::stod(text, &used);
+  if (used != text.size() || !std::isfinite(value))
+    throw std::invalid_argument("not a finite number: '" + text + "'");
+  return value;
+}
+
+template<typename TImage>
+void
+CopyPixels(const std::vector<float> & values, TImage * image)
+{
+  std::copy(values.begin(), values.end(), image->GetBufferPointer());
+}
+
+int
+Phantom(const std::vector<std::string> & args)
+{
+  if (args.size() < 5)
+    throw std::invalid_argument("phantom <size> <sigma> <seed> <truth-file> <noisy-file>...");
+  const auto n = static_cast<std::size_t>(std::stoul(args[0]));
+  const double sigma = ToDouble(args[1]);
+  const auto seed = static_cast<std::uint64_t>(std::stoull(args[2]));
+  const auto truth = gpur::SheppLoganPhantom(gpur::MakeGrid3D(n, n, n));
+  const auto noisy = gpur::AddGaussianNoise(truth, sigma, seed);
+
+  auto image = FloatImage::New();
+  FloatImage::SizeType size;
+  size.Fill(n);
+  image->SetRegions(size);
+  image->Allocate();
+  CopyPixels(truth, image.GetPointer());
+  itk::WriteImage(image, args[3]);
+  CopyPixels(noisy, image.GetPointer());
+  for (std::size_t i = 4; i < args.size(); ++i)
+    itk::WriteImage(image, args[i]);
+  std::cout << "phantom " << n << "^3, sigma " << sigma << ": PSNR of the noisy copy "
+            << gpur::PeakSignalToNoiseRatio(noisy.data(), truth.data(), truth.size(), 1.0) << " dB\n";
+  return EXIT_SUCCESS;
+}
+
+/** The largest coordinate difference of the geometries of a and b (spacing, origin, direction). */
+template<typename TImageA, typename TImageB>
+double
+GeometryDifference(const TImageA * a, const TImageB * b)
+{
+  double worst = 0.0;
+  for (unsigned i = 0; i < 3; ++i)
+  {
+    worst = std::max(worst, std::abs(a->GetSpacing()[i] - b->GetSpacing()[i]));
+    worst = std::max(worst, std::abs(a->GetOrigin()[i] - b->GetOrigin()[i]));
+    for (unsigned j = 0; j < 3; ++j)
+      worst = std::max(worst, std::abs(a->GetDirection()[i][j] - b->GetDirection()[i][j]));
+  }
+  return worst;
+}
+
+/** A CT-like int16 volume: air, a body ellipse, a bone ring and a lesion, with noise. */
+ShortImage::Pointer
+CTLikeVolume()
+{
+  auto image = ShortImage::New();
+  ShortImage::SizeType size;
+  size[0] = 24;
+  size[1] = 20;
+  size[2] = 6;
+  image->SetRegions(size);
+  image->Allocate();
+  const double spacing[3] = { 0.7, 0.8, 2.5 };
+  const double origin[3] = { -120.5, 34.25, 410.0 };
+  image->SetSpacing(spacing);
+  image->SetOrigin(origin);
+  // A proper rotation (20 degrees about z, then 10 degrees about x): DICOM stores two
+  // direction columns and the reader takes the third as their cross product.
+  const double a = 20.0 * itk::Math::pi / 180.0;
+  const double b = 10.0 * itk::Math::pi / 180.0;
+  const double rz[3][3] = { { std::cos(a), -std::sin(a), 0 }, { std::sin(a), std::cos(a), 0 }, { 0, 0, 1 } };
+  const double rx[3][3] = { { 1, 0, 0 }, { 0, std::cos(b), -std::sin(b) }, { 0, std::sin(b), std::cos(b) } };
+  ShortImage::DirectionType direction;
+  for (unsigned i = 0; i < 3; ++i)
+    for (unsigned j = 0; j < 3; ++j)
+    {
+      direction[i][j] = 0.0;
+      for (unsigned k = 0; k < 3; ++k)
+        direction[i][j] += rx[i][k] * rz[k][j];
+    }
+  image->SetDirection(direction);
+
+  std::mt19937 random(11);
+  std::normal_distribution<double> noise(0.0, 25.0);
+  for (unsigned z = 0; z < size[2]; ++z)
+    for (unsigned y = 0; y < size[1]; ++y)
+      for (unsigned x = 0; x < size[0]; ++x)
+      {
+        const double u = (x - 11.5) / 10.0;
+        const double v = (y - 9.5) / 8.0;
+        const double r = u * u + v * v;
+        double value = -1000.0; // air
+        if (r < 1.0)
+          value = r > 0.7 ? 700.0 : 40.0; // bone ring, soft tissue
+        if ((x - 14.0) * (x - 14.0) + (y - 8.0) * (y - 8.0) < 6.0 && z >= 2 && z <= 4)
+          value = 90.0; // lesion
+        ShortImage::IndexType index;
+        index[0] = x;
+        index[1] = y;
+        index[2] = z;
+        image->SetPixel(index, static_cast<short>(std::lround(value + noise(random))));
+      }
+  return image;
+}
+
+int
+DicomSeries(const std::vector<std::string> & args)
+{
+  if (args.size() != 1)
+    throw std::invalid_argument("dicom-series <folder>");
+  const std::string folder = args[0];
+  itksys::SystemTools::RemoveADirectory(folder);
+  itksys::SystemTools::MakeDirectory(folder + "/series");
+  itksys::SystemTools::MakeDirectory(folder + "/not-dicom");
+  const auto volume = CTLikeVolume();
+  itk::WriteImage(volume, folder + "/volume.mha");
+
+  auto io = itk::GDCMImageIO::New();
+  auto & dictionary = io->GetMetaDataDictionary();
+  itk::EncapsulateMetaData<std::string>(dictionary, "0008|0060", "CT");                        // modality
+  itk::EncapsulateMetaData<std::string>(dictionary, "0008|0016", "1.2.840.10008.5.1.4.1.1.2"); // CT image storage
+  itk::EncapsulateMetaData<std::string>(dictionary, "0010|0010", "PHANTOM^CT");                // patient name
+  auto names = itk::NumericSeriesFileNames::New();
+  names->SetSeriesFormat(folder + "/series/slice%03d.dcm");
+  names->SetStartIndex(0);
+  names->SetEndIndex(volume->GetLargestPossibleRegion().GetSize(2) - 1);
+  auto writer = itk::ImageSeriesWriter<ShortImage, itk::Image<short, 2>>::New();
+  writer->SetInput(volume);
+  writer->SetImageIO(io);
+  writer->SetFileNames(names->GetFileNames());
+  writer->Update();
+
+  // Not DICOM: a text file and a MetaImage.
+  std::ofstream(folder + "/not-dicom/notes.txt") << "not a DICOM file\n";
+  itk::WriteImage(volume, folder + "/not-dicom/volume.mha");
+
+  // The series as a reader sees it: same pixels and (to the precision DICOM stores) geometry.
+  auto series = itk::GDCMSeriesFileNames::New();
+  series->SetDirectory(folder + "/series");
+  auto reader = itk::ImageSeriesReader<ShortImage>::New();
+  reader->SetImageIO(itk::GDCMImageIO::New());
+  reader->SetFileNames(series->GetInputFileNames());
+  reader->Update();
+  const ShortImage * read = reader->GetOutput();
+  const auto n = volume->GetLargestPossibleRegion().GetNumberOfPixels();
+  const bool samePixels =
+    read->GetLargestPossibleRegion().GetSize() == volume->GetLargestPossibleRegion().GetSize() &&
+    std::equal(volume->GetBufferPointer(), volume->GetBufferPointer() + n, read->GetBufferPointer());
+  const double geometry = GeometryDifference(read, volume.GetPointer());
+  std::cout << "DICOM series of " << series->GetInputFileNames().size() << " files in " << folder << "/series: pixels "
+            << (samePixels ? "identical" : "DIFFERENT") << ", geometry within " << geometry << " of volume.mha\n";
+  return samePixels && geometry <= 1e-3 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+int
+Compare(const std::vector<std::string> & args)
+{
+  if (args.size() != 5)
+    throw std::invalid_argument(
+      "compare <test> <reference> <geometry-reference> <coordinate-tolerance> <relative-tolerance>");
+  const auto test = itk::ReadImage<FloatImage>(args[0]);
+  const auto reference = itk::ReadImage<FloatImage>(args[1]);
+  const auto geometryReference = itk::ReadImage<FloatImage>(args[2]);
+  const double coordinateTolerance = ToDouble(args[3]);
+  const double relativeTolerance = ToDouble(args[4]);
+
+  const auto size = test->GetLargestPossibleRegion().GetSize();
+  const bool sameSize = size == reference->GetLargestPossibleRegion().GetSize() &&
+                        size == geometryReference->GetLargestPossibleRegion().GetSize();
+  const double geometry = GeometryDifference(test.GetPointer(), geometryReference.GetPointer());
+  std::cout << "size " << size << (sameSize ? " (same)" : " (DIFFERENT)") << ", spacing " << test->GetSpacing()
+            << ", origin " << test->GetOrigin() << ": largest coordinate difference " << geometry << " (tolerance "
+            << coordinateTolerance << ")\n";
+  if (!sameSize)
+    return EXIT_FAILURE;
+  const std::size_t n = test->GetLargestPossibleRegion().GetNumberOfPixels();
+  const float * r = reference->GetBufferPointer();
+  const auto range = std::minmax_element(r, r + n);
+  const double span = static_cast<double>(*range.second) - static_cast<double>(*range.first);
+  const double difference = gpur::MaxAbsDifference(test->GetBufferPointer(), r, n);
+  std::cout << "intensity: max |test - reference| = " << difference << ", reference range " << span << ", relative "
+            << difference / span << " (tolerance " << relativeTolerance << ")\n";
+  return geometry <= coordinateTolerance && difference <= relativeTolerance * span ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+int
+PSNRGain(const std::vector<std::string> & args)
+{
+  if (args.size() != 4)
+    throw std::invalid_argument("psnr-gain <noisy> <denoised> <truth> <minimum-gain-dB>");
+  const auto noisy = itk::ReadImage<FloatImage>(args[0]);
+  const auto denoised = itk::ReadImage<FloatImage>(args[1]);
+  const auto truth = itk::ReadImage<FloatImage>(args[2]);
+  const double minimumGain = ToDouble(args[3]);
+  const auto size = truth->GetLargestPossibleRegion().GetSize();
+  if (noisy->GetLargestPossibleRegion().GetSize() != size || denoised->GetLargestPossibleRegion().GetSize() != size)
+  {
+    std::cout << "sizes differ: noisy " << noisy->GetLargestPossibleRegion().GetSize() << ", denoised "
+              << denoised->GetLargestPossibleRegion().GetSize() << ", truth " << size << "\n";
+    return EXIT_FAILURE;
+  }
+  const std::size_t n = truth->GetLargestPossibleRegion().GetNumberOfPixels();
+  const float * t = truth->GetBufferPointer();
+  const auto range = std::minmax_element(t, t + n);
+  const double peak = static_cast<double>(*range.second) - static_cast<double>(*range.first);
+  const double before = gpur::PeakSignalToNoiseRatio(noisy->GetBufferPointer(), t, n, peak);
+  const double after = gpur::PeakSignalToNoiseRatio(denoised->GetBufferPointer(), t, n, peak);
+  std::cout << "PSNR " << before << " dB (" << args[0] << ") -> " << after << " dB (" << args[1] << "), gain "
+            << after - before << " dB (required >= " << minimumGain << ")\n";
+  return after >= before + minimumGain ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+} // namespace
+
+int
+main(int argc, char * argv[])
+{
+  const std::vector<std::string> args(argv + std::min(argc, 2), argv + argc);
+  const std::string command = argc > 1 ? argv[1] : "";
+  try
+  {
+    if (command == "phantom")
+      return Phantom(args);
+    if (command == "dicom-series")
+      return DicomSeries(args);
+    if (command == "compare")
+      return Compare(args);
+    if (command == "psnr-gain")
+      return PSNRGain(args);
+    std::cerr << "usage: gpurTestData phantom|dicom-series|compare|psnr-gain ... (see the source's header)\n";
+  }
+  catch (const std::exception & e)
+  {
+    std::cerr << "gpurTestData " << command << ": " << e.what() << "\n";
+  }
+  return EXIT_FAILURE;
+}
