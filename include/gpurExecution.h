@@ -8,6 +8,7 @@
 #include <functional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 namespace gpur
 {
@@ -41,15 +42,18 @@ struct ExecutionOptions
 struct ResolvedBackend
 {
   Backend backend = Backend::CPU;
-  DeviceInfo device;
-  /** "CPU" or "OpenCL: <device name>". */
+  DeviceInfo device; ///< the first device
+  /** Every selected device (e.g. device "all"); engines that can split the work use them all. */
+  std::vector<DeviceInfo> devices;
+  /** "CPU", "OpenCL: <device name>" or "OpenCL: N devices (<names>)". */
   std::string
   Describe() const;
 };
 
 /**
- * Decides the backend. Auto chooses OpenCL on the first selected device when
- * one exists and, for double precision, supports fp64; otherwise the CPU
+ * Decides the backend. Auto chooses OpenCL on the selected devices when one
+ * exists and, for double precision, supports fp64 (devices without it are left
+ * out); otherwise the CPU
  * reference (documented fallback, so double images always work under Auto).
  * An explicit OpenCL request throws InvalidArgument when no device is there or
  * the device lacks fp64 for double data. A device string that matches nothing

@@ -47,7 +47,20 @@ ParseBackend(const std::string & text)
 std::string
 ResolvedBackend::Describe() const
 {
-  return backend == Backend::OpenCL ? "OpenCL: " + device.name : "CPU";
+  if (backend != Backend::OpenCL)
+  {
+    return "CPU";
+  }
+  if (devices.size() <= 1)
+  {
+    return "OpenCL: " + device.name;
+  }
+  std::string names;
+  for (const DeviceInfo & d : devices)
+  {
+    names += (names.empty() ? "" : "; ") + d.name;
+  }
+  return "OpenCL: " + std::to_string(devices.size()) + " devices (" + names + ")";
 }
 
 ResolvedBackend
@@ -67,17 +80,24 @@ ResolveBackend(const ExecutionOptions & options, bool isDouble)
     }
     return r;
   }
-  const DeviceInfo device = SelectDevices(options.device).front();
-  if (isDouble && !device.fp64)
+  const std::vector<DeviceInfo> selected = SelectDevices(options.device);
+  for (const DeviceInfo & device : selected)
   {
-    if (options.backend == Backend::OpenCL)
+    if (!isDouble || device.fp64)
+    {
+      r.devices.push_back(device);
+    }
+    else if (options.backend == Backend::OpenCL)
     {
       RequireDouble(device, "OpenCL backend");
     }
+  }
+  if (r.devices.empty())
+  {
     return r; // Auto: documented fallback to the CPU reference
   }
   r.backend = Backend::OpenCL;
-  r.device = device;
+  r.device = r.devices.front();
   return r;
 }
 

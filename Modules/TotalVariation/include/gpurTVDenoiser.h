@@ -60,6 +60,14 @@ struct TVParameters
    * starts where tau_P = 0 and converges to the same minimiser without the transient.
    */
   unsigned pduOffset = 15;
+  /**
+   * Several OpenCL devices (a device selection such as "all") split a 3D
+   * volume into z-slabs, one per device, each padded by exchangeInterval + 1
+   * slices of its neighbours and refreshed every exchangeInterval iterations:
+   * the result equals a single-device run. Larger values exchange less often
+   * but compute more redundant slices. >= 1.
+   */
+  unsigned exchangeInterval = 8;
 
   /** Throws InvalidArgument naming the bad parameter and the allowed range. */
   void

@@ -81,6 +81,14 @@ public:
   /** k0 of the PDU schedule; 0 is the thesis' literal schedule. Default 15. */
   itkSetMacro(PDUOffset, unsigned int);
   itkGetConstMacro(PDUOffset, unsigned int);
+  /**
+   * With several OpenCL devices (SetDevice("all"), or a list), a 3D volume is
+   * cut into z-slabs, one per device, whose halos of ExchangeInterval + 1
+   * slices are refreshed every ExchangeInterval iterations; the result equals a
+   * single-device run. Default 8.
+   */
+  itkSetMacro(ExchangeInterval, unsigned int);
+  itkGetConstMacro(ExchangeInterval, unsigned int);
   /** Auto (default), CPU or OpenCL. */
   itkSetEnumMacro(Backend, BackendType);
   itkGetEnumMacro(Backend, BackendType);
@@ -95,7 +103,7 @@ public:
   itkGetConstMacro(DualEnergy, double);
   itkGetConstMacro(Converged, bool);
   itkGetConstMacro(ElapsedSeconds, double);
-  /** "CPU" or "OpenCL: <device name>" of the last update; "" before. */
+  /** "CPU", "OpenCL: <device name>" or "OpenCL: N devices (...)" of the last update; "" before. */
   itkGetStringMacro(BackendUsed);
   /** Full engine report of the last update (gap history included). */
   const gpur::TVReport &
@@ -118,16 +126,29 @@ protected:
   void
   PrintSelf(std::ostream & os, Indent indent) const override;
 
-private:
+  /** The engine parameters from the filter's settings. */
   gpur::TVParameters
   MakeParameters() const;
+  /**
+   * Runs the engine on the input pixels f into the output buffer u (the
+   * subclasses' hook: RTK style, they change only this step). Throws the
+   * engine's exceptions; GenerateData translates them.
+   */
+  virtual gpur::TVReport
+  Solve(const RealType * f,
+        RealType * u,
+        const gpur::Grid & grid,
+        const gpur::ExecutionOptions & execution,
+        const gpur::IterationCallback & progress);
 
+private:
   double m_Lambda{ 8.0 };
   AlgorithmType m_Algorithm{ AlgorithmType::AcceleratedChambollePock };
   unsigned int m_MaximumNumberOfIterations{ 500 };
   double m_GapTolerance{ 1e-4 };
   unsigned int m_GapCheckInterval{ 10 };
   unsigned int m_PDUOffset{ 15 };
+  unsigned int m_ExchangeInterval{ 8 };
   BackendType m_Backend{ BackendType::Auto };
   std::string m_Device;
 

@@ -38,7 +38,19 @@ TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::MakeParameters() 
   p.gapTolerance = m_GapTolerance;
   p.gapCheckInterval = m_GapCheckInterval;
   p.pduOffset = m_PDUOffset;
+  p.exchangeInterval = m_ExchangeInterval;
   return p;
+}
+
+template<typename TInputImage, typename TOutputImage>
+gpur::TVReport
+TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::Solve(const RealType * f,
+                                                                     RealType * u,
+                                                                     const gpur::Grid & grid,
+                                                                     const gpur::ExecutionOptions & execution,
+                                                                     const gpur::IterationCallback & progress)
+{
+  return gpur::DenoiseTV(f, u, grid, this->MakeParameters(), execution, progress);
 }
 
 template<typename TInputImage, typename TOutputImage>
@@ -72,8 +84,7 @@ TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::GenerateData()
   };
   try
   {
-    itkGPURestorationCallEngine(
-      m_Report = gpur::DenoiseTV(f, output->GetBufferPointer(), grid, parameters, execution, progress));
+    itkGPURestorationCallEngine(m_Report = this->Solve(f, output->GetBufferPointer(), grid, execution, progress));
   }
   catch (...)
   {
@@ -101,6 +112,7 @@ TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::PrintSelf(std::os
   os << indent << "GapTolerance: " << m_GapTolerance << std::endl;
   os << indent << "GapCheckInterval: " << m_GapCheckInterval << std::endl;
   os << indent << "PDUOffset: " << m_PDUOffset << std::endl;
+  os << indent << "ExchangeInterval: " << m_ExchangeInterval << std::endl;
   os << indent << "Backend: " << gpur::ToString(m_Backend) << std::endl;
   os << indent << "Device: " << (m_Device.empty() ? "(default)" : m_Device) << std::endl;
   os << indent << "BackendUsed: " << (m_BackendUsed.empty() ? "(not run)" : m_BackendUsed) << std::endl;

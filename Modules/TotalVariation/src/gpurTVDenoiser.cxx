@@ -2,6 +2,7 @@
 
 #include "gpurError.h"
 #include "gpurFiniteDifference.h"
+#include "gpurTVSlabStepper.h"
 #include "gpurTVStepper.h"
 #include "gpurValidate.h"
 
@@ -60,6 +61,10 @@ TVParameters::Validate() const
   if (maxIterations == 0)
   {
     throw InvalidArgument("the maximum number of iterations is 0; it must be >= 1");
+  }
+  if (exchangeInterval == 0)
+  {
+    throw InvalidArgument("the halo exchange interval is 0; it must be >= 1");
   }
   if (!(gapTolerance >= 0.0) || !std::isfinite(gapTolerance))
   {
@@ -138,6 +143,7 @@ RunIterations(TVStepper<Real> & stepper,
       stepper.Dual(step);
       stepper.Primal(step);
     }
+    stepper.EndIteration();
     report.iterations = k + 1 - first;
     if (callback && !callback(k + 1, end))
     {
@@ -179,22 +185,40 @@ PrepareRun(const Real * f,
   return ResolveBackend(execution, std::is_same<Real, double>::value);
 }
 
+/**
+ * The stepper of a run: the CPU reference, one OpenCL device, or z-slabs over
+ * several devices (3D volumes thick enough for slabs of exchangeInterval + 1
+ * slices). Trims backend.devices to the devices used.
+ */
 template<typename Real>
 std::unique_ptr<TVStepper<Real>>
 MakeStepper(const Real * f,
             const Real * weight,
             const Grid & grid,
             const TVParameters & parameters,
-            const ResolvedBackend & backend,
+            ResolvedBackend & backend,
             const ExecutionOptions & execution)
 {
   const bool usesBar = parameters.algorithm != TVAlgorithm::PDU;
-  if (backend.backend == Backend::OpenCL)
+  if (backend.backend != Backend::OpenCL)
+  {
+    return MakeTVStepperCPU(
+      f, weight, grid, usesBar, execution.parallelFor ? execution.parallelFor : MakeThreadParallelFor());
+  }
+  const std::size_t slabs = TVSlabCount(grid, backend.devices.size(), parameters.exchangeInterval + 1);
+  backend.devices.resize(slabs);
+  if (slabs < 2)
   {
     return MakeTVStepperOpenCL(f, weight, grid, usesBar, backend.device);
   }
-  return MakeTVStepperCPU(
-    f, weight, grid, usesBar, execution.parallelFor ? execution.parallelFor : MakeThreadParallelFor());
+  const auto devices = backend.devices;
+  return MakeTVSlabStepper<Real>(f,
+                                 weight,
+                                 grid,
+                                 slabs,
+                                 parameters.exchangeInterval,
+                                 [&devices, usesBar](std::size_t s, const Real * sf, const Real * sw, const Grid & sub)
+                                 { return MakeTVStepperOpenCL(sf, sw, sub, usesBar, devices[s]); });
 }
 
 double
@@ -244,7 +268,9 @@ DenoiseWeightedTV(const Real * f,
         SetEnergies(report, stepper->Energies(0, grid.size[2]), parameters.lambda, dataEnergy);
         report.converged = parameters.gapTolerance > 0.0 && report.relativeGap <= parameters.gapTolerance;
       }
-      stepper->Store(u, nullptr, nullptr, 0, grid.size[2]); // the only write to u: never half-written
+      HostTVState<Real> output;
+      output.view.u = u;
+      stepper->Store(output, 0, grid.size[2]); // the only write to u: never half-written
     });
   report.seconds = SecondsSince(start);
   return report;
@@ -301,10 +327,12 @@ ContinueTV(const Real * f,
     [&]
     {
       const auto stepper = MakeStepper(f, weight, grid, parameters, report.backend, execution);
-      stepper->Load(state.u, state.bar, state.p, 0, grid.size[2]);
+      HostTVState<Real> host;
+      host.view = state;
+      stepper->Load(AsConst(host), 0, grid.size[2]);
       RunIterations(
         *stepper, parameters, grid, MaxWeight(weight, grid.Count()), first, count, false, 0.0, callback, report);
-      stepper->Store(state.u, state.bar, state.p, 0, grid.size[2]);
+      stepper->Store(host, 0, grid.size[2]);
     });
   report.seconds = SecondsSince(start);
   return report;

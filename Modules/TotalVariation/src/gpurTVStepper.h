@@ -57,6 +57,32 @@ struct TVPrimalCoefficients
   }
 };
 
+/**
+ * A host copy of (part of) a stepper's state: TVStateView arrays that hold the
+ * stepper's z-slices from firstSlice on, with the p components componentStride
+ * values apart (0: the stepper grid's Count(), a whole-grid copy).
+ */
+template<typename HostReal>
+struct HostTVState
+{
+  TVStateView<HostReal> view;
+  std::size_t firstSlice = 0;
+  std::size_t componentStride = 0;
+};
+
+template<typename Real>
+HostTVState<const Real>
+AsConst(const HostTVState<Real> & host)
+{
+  HostTVState<const Real> c;
+  c.view.u = host.view.u;
+  c.view.bar = host.view.bar;
+  c.view.p = host.view.p;
+  c.firstSlice = host.firstSlice;
+  c.componentStride = host.componentStride;
+  return c;
+}
+
 template<typename Real>
 class TVStepper
 {
@@ -73,31 +99,21 @@ public:
   virtual TVEnergySums
   Energies(std::size_t firstSlice, std::size_t slices) = 0;
   /**
-   * Copies z-slices [firstSlice, firstSlice + slices) of the state from host
-   * arrays laid out as in TVStateView (whole-grid arrays; only those slices are
-   * read). bar is ignored by a stepper without ubar (PDU).
+   * Copies z-slices [firstSlice, firstSlice + slices) of the state from a host
+   * copy; its null arrays are skipped, and bar is ignored by a stepper without
+   * ubar (PDU).
    */
   virtual void
-  Load(const Real * u, const Real * bar, const Real * p, std::size_t firstSlice, std::size_t slices) = 0;
-  /** The reverse of Load; a null pointer skips that part of the state. */
+  Load(const HostTVState<const Real> & host, std::size_t firstSlice, std::size_t slices) = 0;
+  /** The reverse of Load. */
   virtual void
-  Store(Real * u, Real * bar, Real * p, std::size_t firstSlice, std::size_t slices) = 0;
-};
-
-/**
- * A single-slice 3D grid has no p_z (its forward z difference is 0), but its
- * state still holds that component: Store writes it as zeros.
- */
-template<typename Real>
-void
-ZeroAbsentPz(Real * p, const Grid & grid, std::size_t firstSlice, std::size_t slices)
-{
-  const std::size_t slice = grid.size[0] * grid.size[1];
-  if (p != nullptr && grid.dimension == 3 && grid.size[2] == 1)
+  Store(const HostTVState<Real> & host, std::size_t firstSlice, std::size_t slices) = 0;
+  /** Called by the driver after every whole iteration (the slab stepper exchanges halos here). */
+  virtual void
+  EndIteration()
   {
-    std::fill_n(p + 2 * grid.Count() + firstSlice * slice, slices * slice, Real(0));
   }
-}
+};
 
 /** The arrays of a stepper's state: u, ubar, then the components of p. */
 enum class TVStatePart : unsigned
@@ -110,33 +126,47 @@ enum class TVStatePart : unsigned
 };
 
 /**
- * Calls transfer(host pointer, part, element offset, count) for z-slices
- * [firstSlice, firstSlice + slices) of each part that both the host state
- * (non-null pointers, TVStateView layout) and the stepper (hasBar, and p_z only
- * with more than one slice) hold.
+ * Calls transfer(host pointer, part, element offset in the stepper, count) for
+ * z-slices [firstSlice, firstSlice + slices) of each part that both the host
+ * copy (non-null arrays) and the stepper (hasBar, and p_z only with more than
+ * one slice) hold. A 3D host copy of a single-slice grid still holds a p_z
+ * component: it gets zeros when zeroAbsentPz (a Store).
  */
 template<typename HostReal, typename Transfer>
 void
 ForEachStatePart(const Grid & grid,
                  bool hasBar,
-                 HostReal * u,
-                 HostReal * bar,
-                 HostReal * p,
+                 const HostTVState<HostReal> & host,
                  std::size_t firstSlice,
                  std::size_t slices,
                  Transfer transfer)
 {
   const std::size_t slice = grid.size[0] * grid.size[1];
   const std::size_t offset = firstSlice * slice, n = slices * slice;
-  if (u != nullptr)
-    transfer(u + offset, TVStatePart::U, offset, n);
-  if (bar != nullptr && hasBar)
-    transfer(bar + offset, TVStatePart::Bar, offset, n);
-  if (p == nullptr)
+  const std::size_t hostOffset = (firstSlice - host.firstSlice) * slice;
+  const std::size_t stride = host.componentStride ? host.componentStride : grid.Count();
+  if (host.view.u != nullptr)
+    transfer(host.view.u + hostOffset, TVStatePart::U, offset, n);
+  if (host.view.bar != nullptr && hasBar)
+    transfer(host.view.bar + hostOffset, TVStatePart::Bar, offset, n);
+  if (host.view.p == nullptr)
     return;
   const unsigned components = grid.size[2] > 1 ? 3 : 2;
   for (unsigned k = 0; k < components; ++k)
-    transfer(p + k * grid.Count() + offset, static_cast<TVStatePart>(unsigned(TVStatePart::Px) + k), offset, n);
+    transfer(host.view.p + k * stride + hostOffset, static_cast<TVStatePart>(unsigned(TVStatePart::Px) + k), offset, n);
+}
+
+/** Store's zeros for the p_z component a single-slice 3D grid does not hold (its z difference is 0). */
+template<typename Real>
+void
+ZeroAbsentPz(const HostTVState<Real> & host, const Grid & grid, std::size_t firstSlice, std::size_t slices)
+{
+  const std::size_t slice = grid.size[0] * grid.size[1];
+  if (host.view.p != nullptr && grid.dimension == 3 && grid.size[2] == 1)
+  {
+    const std::size_t stride = host.componentStride ? host.componentStride : grid.Count();
+    std::fill_n(host.view.p + 2 * stride + (firstSlice - host.firstSlice) * slice, slices * slice, Real(0));
+  }
 }
 
 template<typename Real>

@@ -118,13 +118,11 @@ public:
   }
 
   void
-  Load(const Real * u, const Real * bar, const Real * p, std::size_t firstSlice, std::size_t slices) override
+  Load(const HostTVState<const Real> & host, std::size_t firstSlice, std::size_t slices) override
   {
     ForEachStatePart(m_Grid,
                      !m_Bar.empty(),
-                     u,
-                     bar,
-                     p,
+                     host,
                      firstSlice,
                      slices,
                      [this](const Real * host, TVStatePart part, std::size_t offset, std::size_t n)
@@ -132,18 +130,16 @@ public:
   }
 
   void
-  Store(Real * u, Real * bar, Real * p, std::size_t firstSlice, std::size_t slices) override
+  Store(const HostTVState<Real> & host, std::size_t firstSlice, std::size_t slices) override
   {
     ForEachStatePart(m_Grid,
                      !m_Bar.empty(),
-                     u,
-                     bar,
-                     p,
+                     host,
                      firstSlice,
                      slices,
                      [this](Real * host, TVStatePart part, std::size_t offset, std::size_t n)
                      { std::copy_n(Part(part).begin() + offset, n, host); });
-    ZeroAbsentPz(p, m_Grid, firstSlice, slices);
+    ZeroAbsentPz(host, m_Grid, firstSlice, slices);
   }
 
 private:

@@ -1,0 +1,363 @@
+// Driver of the TV-GD engine: validation, the iteration loop with the global
+// L2 normalisation, the stopping rule and progress. The backends (steppers)
+// execute the two halves of an iteration, see gpurTVGDStepper.h.
+#include "gpurTVGradientDescent.h"
+
+#include "gpurTVGDStepper.h"
+#include "gpurValidate.h"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <sstream>
+
+namespace gpur
+{
+
+const char *
+ToString(TVGDVariant variant)
+{
+  switch (variant)
+  {
+    case TVGDVariant::TV:
+      return "TV";
+    case TVGDVariant::AdaptiveWeightedTV:
+      return "AdaptiveWeightedTV";
+  }
+  return "unknown";
+}
+
+std::ostream &
+operator<<(std::ostream & os, TVGDVariant variant)
+{
+  return os << ToString(variant);
+}
+
+const char *
+ToString(TVGDStepUnit unit)
+{
+  switch (unit)
+  {
+    case TVGDStepUnit::L2Norm:
+      return "L2Norm";
+    case TVGDStepUnit::RMS:
+      return "RMS";
+  }
+  return "unknown";
+}
+
+std::ostream &
+operator<<(std::ostream & os, TVGDStepUnit unit)
+{
+  return os << ToString(unit);
+}
+
+namespace
+{
+
+std::string
+Lower(const std::string & text)
+{
+  std::string t = text;
+  std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return t;
+}
+
+std::string
+Number(double v)
+{
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+
+} // namespace
+
+TVGDVariant
+ParseTVGDVariant(const std::string & text)
+{
+  const std::string t = Lower(text);
+  if (t == "tv" || t == "plain")
+    return TVGDVariant::TV;
+  if (t == "awtv" || t == "aw" || t == "aw-tv" || t == "adaptive" || t == "adaptiveweightedtv")
+    return TVGDVariant::AdaptiveWeightedTV;
+  throw InvalidArgument("unknown TV gradient-descent variant '" + text + "' (allowed: tv, awtv)");
+}
+
+TVGDStepUnit
+ParseTVGDStepUnit(const std::string & text)
+{
+  const std::string t = Lower(text);
+  if (t == "l2" || t == "l2norm")
+    return TVGDStepUnit::L2Norm;
+  if (t == "rms")
+    return TVGDStepUnit::RMS;
+  throw InvalidArgument("unknown TV gradient-descent step unit '" + text + "' (allowed: l2, rms)");
+}
+
+void
+TVGDParameters::Validate() const
+{
+  if (!(lambda > 0.0) || !std::isfinite(lambda))
+  {
+    throw InvalidArgument("TV gradient descent: lambda (the step length) is " + Number(lambda) +
+                          "; it must be finite and > 0");
+  }
+  if (iterations == 0)
+  {
+    throw InvalidArgument("TV gradient descent: the number of iterations is 0; it must be >= 1");
+  }
+  if (!(targetResidual >= 0.0) || !std::isfinite(targetResidual))
+  {
+    throw InvalidArgument("TV gradient descent: the target residual ||u - f|| is " + Number(targetResidual) +
+                          "; it must be finite and >= 0 (0 runs all iterations)");
+  }
+  if (variant != TVGDVariant::TV && variant != TVGDVariant::AdaptiveWeightedTV)
+  {
+    throw InvalidArgument("TV gradient descent: unknown variant");
+  }
+  if (stepUnit != TVGDStepUnit::L2Norm && stepUnit != TVGDStepUnit::RMS)
+  {
+    throw InvalidArgument("TV gradient descent: unknown step unit");
+  }
+  if (variant == TVGDVariant::AdaptiveWeightedTV && !(delta > 0.0))
+  {
+    throw InvalidArgument("TV gradient descent: delta (the AW-TV weight scale) is " + Number(delta) +
+                          "; it must be > 0 (+inf gives plain TV)");
+  }
+}
+
+double
+TVGDParameters::StepLength(const Grid & grid) const
+{
+  return stepUnit == TVGDStepUnit::RMS ? lambda * std::sqrt(static_cast<double>(grid.Count())) : lambda;
+}
+
+namespace
+{
+
+TVGDStencilConstants
+StencilConstants(const TVGDParameters & parameters)
+{
+  TVGDStencilConstants c;
+  if (parameters.variant == TVGDVariant::AdaptiveWeightedTV)
+  {
+    c.inverseDeltaSquared = 1.0 / (parameters.delta * parameters.delta); // 0 for delta = +inf
+  }
+  return c;
+}
+
+template<typename Real>
+ResolvedBackend
+PrepareRun(const Real * f,
+           const Real * u,
+           const Grid & grid,
+           const TVGDParameters & parameters,
+           const ExecutionOptions & execution,
+           bool uIsInput)
+{
+  grid.Validate();
+  parameters.Validate();
+  if (f == nullptr)
+  {
+    throw InvalidArgument("TV gradient descent: the input array f must not be null");
+  }
+  if (u == nullptr)
+  {
+    throw InvalidArgument("TV gradient descent: the output array u must not be null");
+  }
+  RequireFinite(f, grid.Count(), "the input image");
+  if (uIsInput)
+  {
+    RequireFinite(u, grid.Count(), "the starting image u");
+  }
+  return ResolveBackend(execution, std::is_same<Real, double>::value);
+}
+
+template<typename Real>
+std::unique_ptr<TVGDStepper<Real>>
+MakeStepper(const Real * f,
+            const Grid & grid,
+            const TVGDParameters & parameters,
+            const ResolvedBackend & backend,
+            const ExecutionOptions & execution)
+{
+  const TVGDStencilConstants constants = StencilConstants(parameters);
+  if (backend.backend == Backend::OpenCL)
+  {
+    return MakeTVGDStepperOpenCL(f, grid, constants, backend.device);
+  }
+  return MakeTVGDStepperCPU(
+    f, grid, constants, execution.parallelFor ? execution.parallelFor : MakeThreadParallelFor());
+}
+
+/** The iterations of one run on a stepper holding u; fills the report. */
+template<typename Real>
+void
+Iterate(TVGDStepper<Real> & stepper,
+        const Grid & grid,
+        const TVGDParameters & parameters,
+        bool checkStartResidual,
+        const IterationCallback & callback,
+        TVGDReport & report)
+{
+  const std::size_t slices = grid.size[2];
+  const double target = parameters.targetResidual;
+  report.stepLength = parameters.StepLength(grid);
+  if (checkStartResidual && target > 0.0)
+  {
+    report.residual = std::sqrt(stepper.Residual(0, slices));
+    if (report.residual >= target)
+    {
+      report.targetReached = true;
+      return;
+    }
+  }
+  for (unsigned k = 0; k < parameters.iterations; ++k)
+  {
+    report.gradientNorm = std::sqrt(stepper.Gradient(0, slices));
+    if (!(report.gradientNorm > 0.0))
+    {
+      // du = 0: u is a stationary point of TV (e.g. constant); further iterations change nothing.
+      report.stationary = true;
+      report.residual = std::sqrt(stepper.Residual(0, slices));
+      return;
+    }
+    const bool withResidual = target > 0.0 || k + 1 == parameters.iterations;
+    const double r2 = stepper.Update(report.stepLength / report.gradientNorm, 0, slices, withResidual);
+    report.iterations = k + 1;
+    if (withResidual)
+    {
+      report.residual = std::sqrt(r2);
+    }
+    if (callback && !callback(k + 1, parameters.iterations))
+    {
+      throw Aborted();
+    }
+    if (target > 0.0 && report.residual >= target)
+    {
+      report.targetReached = true;
+      return;
+    }
+  }
+}
+
+double
+SecondsSince(std::chrono::steady_clock::time_point start)
+{
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+template<typename Real>
+TVGDReport
+Run(const Real * f,
+    Real * u,
+    bool continueFromU,
+    const Grid & grid,
+    const TVGDParameters & parameters,
+    const ExecutionOptions & execution,
+    const IterationCallback & callback)
+{
+  TVGDReport report;
+  report.backend = PrepareRun(f, u, grid, parameters, execution, continueFromU);
+  const auto start = std::chrono::steady_clock::now();
+  TranslateCLErrors(
+    [&]
+    {
+      const auto stepper = MakeStepper(f, grid, parameters, report.backend, execution);
+      if (continueFromU)
+      {
+        stepper->Load(u, 0, grid.size[2]);
+      }
+      else
+      {
+        stepper->Initialize();
+      }
+      Iterate(*stepper, grid, parameters, continueFromU, callback, report);
+      stepper->Store(u, 0, grid.size[2]); // the only write to u: never half-written
+    });
+  report.seconds = SecondsSince(start);
+  return report;
+}
+
+} // namespace
+
+template<typename Real>
+TVGDReport
+DenoiseTVGD(const Real * f,
+            Real * u,
+            const Grid & grid,
+            const TVGDParameters & parameters,
+            const ExecutionOptions & execution,
+            const IterationCallback & callback)
+{
+  return Run(f, u, false, grid, parameters, execution, callback);
+}
+
+template<typename Real>
+TVGDReport
+ContinueTVGD(const Real * f,
+             Real * u,
+             const Grid & grid,
+             const TVGDParameters & parameters,
+             const ExecutionOptions & execution,
+             const IterationCallback & callback)
+{
+  return Run(f, u, true, grid, parameters, execution, callback);
+}
+
+template<typename Real>
+double
+TotalVariationBackward(const Real * u, const Grid & grid)
+{
+  grid.Validate();
+  const StencilGeometry<Real> g(grid);
+  double tv = 0.0;
+  std::size_t i = 0;
+  for (std::size_t z = 0; z < g.nz; ++z)
+    for (std::size_t y = 0; y < g.ny; ++y)
+      for (std::size_t x = 0; x < g.nx; ++x, ++i)
+      {
+        const double dx = x > 0 ? (static_cast<double>(u[i]) - u[i - 1]) / grid.spacing[0] : 0.0;
+        const double dy = y > 0 ? (static_cast<double>(u[i]) - u[i - g.sy]) / grid.spacing[1] : 0.0;
+        const double dz = z > 0 ? (static_cast<double>(u[i]) - u[i - g.sz]) / grid.spacing[2] : 0.0;
+        tv += std::sqrt(dx * dx + dy * dy + dz * dz);
+      }
+  return tv;
+}
+
+template<typename Real>
+void
+TVGradient(const Real * u, Real * du, const Grid & grid, const TVGDParameters & parameters)
+{
+  grid.Validate();
+  parameters.Validate();
+  if (u == nullptr || du == nullptr)
+  {
+    throw InvalidArgument("TVGradient: the arrays must not be null");
+  }
+  const StencilGeometry<Real> g(grid);
+  const TVGDStencilConstants c = StencilConstants(parameters);
+  const Real inverseDelta2 = static_cast<Real>(c.inverseDeltaSquared), eps = static_cast<Real>(c.epsilon);
+  std::size_t i = 0;
+  for (std::size_t z = 0; z < g.nz; ++z)
+    for (std::size_t y = 0; y < g.ny; ++y)
+      for (std::size_t x = 0; x < g.nx; ++x, ++i)
+        du[i] = TVGDGradientAt(u, g, inverseDelta2, eps, x, y, z, i);
+}
+
+#define GPUR_INSTANTIATE_TVGD(Real)                                                                                    \
+  template TVGDReport DenoiseTVGD(                                                                                     \
+    const Real *, Real *, const Grid &, const TVGDParameters &, const ExecutionOptions &, const IterationCallback &);  \
+  template TVGDReport ContinueTVGD(                                                                                    \
+    const Real *, Real *, const Grid &, const TVGDParameters &, const ExecutionOptions &, const IterationCallback &);  \
+  template double TotalVariationBackward(const Real *, const Grid &);                                                  \
+  template void TVGradient(const Real *, Real *, const Grid &, const TVGDParameters &);
+GPUR_INSTANTIATE_TVGD(float)
+GPUR_INSTANTIATE_TVGD(double)
+#undef GPUR_INSTANTIATE_TVGD
+
+} // namespace gpur
