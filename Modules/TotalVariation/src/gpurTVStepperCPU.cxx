@@ -146,20 +146,8 @@ private:
   std::vector<Real> &
   Part(TVStatePart part)
   {
-    switch (part)
-    {
-      case TVStatePart::U:
-        return m_U;
-      case TVStatePart::Bar:
-        return m_Bar;
-      case TVStatePart::Px:
-        return m_Px;
-      case TVStatePart::Py:
-        return m_Py;
-      case TVStatePart::Pz:
-        break;
-    }
-    return m_Pz;
+    std::vector<Real> * parts[] = { &m_U, &m_Bar, &m_Px, &m_Py, &m_Pz }; // in TVStatePart order
+    return *parts[static_cast<unsigned>(part)];
   }
 
   template<typename F>

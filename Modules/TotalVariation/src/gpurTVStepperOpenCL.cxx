@@ -172,20 +172,8 @@ private:
   const DeviceBuffer<Real> &
   Part(TVStatePart part) const
   {
-    switch (part)
-    {
-      case TVStatePart::U:
-        return m_U;
-      case TVStatePart::Bar:
-        return m_Bar;
-      case TVStatePart::Px:
-        return m_Px;
-      case TVStatePart::Py:
-        return m_Py;
-      case TVStatePart::Pz:
-        break;
-    }
-    return m_Pz;
+    const DeviceBuffer<Real> * parts[] = { &m_U, &m_Bar, &m_Px, &m_Py, &m_Pz }; // in TVStatePart order
+    return *parts[static_cast<unsigned>(part)];
   }
 
   const cl::CommandQueue &
