@@ -38,6 +38,16 @@ struct ExecutionOptions
   ParallelForFunction parallelFor;
 };
 
+/** Options for a backend and a device selection, with the default CPU loop. */
+inline ExecutionOptions
+MakeExecution(Backend backend, const std::string & device = std::string())
+{
+  ExecutionOptions e;
+  e.backend = backend;
+  e.device = device;
+  return e;
+}
+
 /** The backend that will run, and on which device (OpenCL only). */
 struct ResolvedBackend
 {

@@ -4,11 +4,11 @@
 #include "gpurFiniteDifference.h"
 #include "gpurTVSlabStepper.h"
 #include "gpurTVStepper.h"
+#include "gpurStopwatch.h"
 #include "gpurValidate.h"
 
 #include <algorithm>
 #include <cctype>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -221,12 +221,6 @@ MakeStepper(const Real * f,
                                  { return MakeTVStepperOpenCL(sf, sw, sub, usesBar, devices[s]); });
 }
 
-double
-SecondsSince(std::chrono::steady_clock::time_point start)
-{
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 } // namespace
 
 template<typename Real>
@@ -245,7 +239,7 @@ DenoiseWeightedTV(const Real * f,
   {
     throw InvalidArgument("DenoiseTV: the output array must not be null");
   }
-  const auto start = std::chrono::steady_clock::now();
+  const Stopwatch stopwatch;
   TranslateCLErrors(
     [&]
     {
@@ -272,7 +266,7 @@ DenoiseWeightedTV(const Real * f,
       output.view.u = u;
       stepper->Store(output, 0, grid.size[2]); // the only write to u: never half-written
     });
-  report.seconds = SecondsSince(start);
+  report.seconds = stopwatch.Seconds();
   return report;
 }
 
@@ -322,7 +316,7 @@ ContinueTV(const Real * f,
   }
   RequireFinite(state.u, grid.Count(), "the state u");
   report.primal = report.dual = report.relativeGap = std::numeric_limits<double>::quiet_NaN();
-  const auto start = std::chrono::steady_clock::now();
+  const Stopwatch stopwatch;
   TranslateCLErrors(
     [&]
     {
@@ -334,7 +328,7 @@ ContinueTV(const Real * f,
         *stepper, parameters, grid, MaxWeight(weight, grid.Count()), first, count, false, 0.0, callback, report);
       stepper->Store(host, 0, grid.size[2]);
     });
-  report.seconds = SecondsSince(start);
+  report.seconds = stopwatch.Seconds();
   return report;
 }
 

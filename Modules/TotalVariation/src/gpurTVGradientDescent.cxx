@@ -3,12 +3,13 @@
 // execute the two halves of an iteration, see gpurTVGDStepper.h.
 #include "gpurTVGradientDescent.h"
 
+#include "gpurStopwatch.h"
+
 #include "gpurTVGDStepper.h"
 #include "gpurValidate.h"
 
 #include <algorithm>
 #include <cctype>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -245,12 +246,6 @@ Iterate(TVGDStepper<Real> & stepper,
   }
 }
 
-double
-SecondsSince(std::chrono::steady_clock::time_point start)
-{
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 template<typename Real>
 TVGDReport
 Run(const Real * f,
@@ -263,7 +258,7 @@ Run(const Real * f,
 {
   TVGDReport report;
   report.backend = PrepareRun(f, u, grid, parameters, execution, continueFromU);
-  const auto start = std::chrono::steady_clock::now();
+  const Stopwatch stopwatch;
   TranslateCLErrors(
     [&]
     {
@@ -279,7 +274,7 @@ Run(const Real * f,
       Iterate(*stepper, grid, parameters, continueFromU, callback, report);
       stepper->Store(u, 0, grid.size[2]); // the only write to u: never half-written
     });
-  report.seconds = SecondsSince(start);
+  report.seconds = stopwatch.Seconds();
   return report;
 }
 

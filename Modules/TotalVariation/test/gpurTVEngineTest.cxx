@@ -19,14 +19,6 @@ using gpur::TVParameters;
 namespace
 {
 
-gpur::ExecutionOptions
-On(Backend backend)
-{
-  gpur::ExecutionOptions e;
-  e.backend = backend;
-  return e;
-}
-
 template<typename Real>
 std::vector<Real>
 Denoise(const std::vector<Real> & f,
@@ -36,7 +28,7 @@ Denoise(const std::vector<Real> & f,
         gpur::TVReport * report = nullptr)
 {
   std::vector<Real> u(f.size());
-  const auto r = gpur::DenoiseTV(f.data(), u.data(), grid, p, On(backend));
+  const auto r = gpur::DenoiseTV(f.data(), u.data(), grid, p, gpur::MakeExecution(backend));
   EXPECT_EQ(r.backend.backend, backend);
   if (report)
     *report = r;
@@ -302,7 +294,7 @@ TEST(TVEngine, ProgressAndAbort)
                                  u.data(),
                                  grid,
                                  FixedIterations(TVAlgorithm::PDU, 8, 50),
-                                 On(b),
+                                 gpur::MakeExecution(b),
                                  [&](unsigned done, unsigned max)
                                  {
                                    ++calls;

@@ -27,14 +27,6 @@ using gpur::TVGDVariant;
 namespace
 {
 
-gpur::ExecutionOptions
-On(Backend backend)
-{
-  gpur::ExecutionOptions e;
-  e.backend = backend;
-  return e;
-}
-
 template<typename Real>
 std::vector<Real>
 RandomImage(const Grid & grid, unsigned seed)
@@ -67,7 +59,7 @@ Denoise(const std::vector<Real> & f,
         gpur::TVGDReport * report = nullptr)
 {
   std::vector<Real> u(f.size());
-  const auto r = gpur::DenoiseTVGD(f.data(), u.data(), grid, p, On(backend));
+  const auto r = gpur::DenoiseTVGD(f.data(), u.data(), grid, p, gpur::MakeExecution(backend));
   EXPECT_EQ(r.backend.backend, backend);
   if (report)
     *report = r;
@@ -182,7 +174,7 @@ TEST(TVGD, EachIterationMovesUByLambda)
       for (unsigned k = 0; k < 8; ++k)
       {
         const std::vector<double> before = u;
-        const auto report = gpur::ContinueTVGD(f.data(), u.data(), grid, p, On(b));
+        const auto report = gpur::ContinueTVGD(f.data(), u.data(), grid, p, gpur::MakeExecution(b));
         EXPECT_EQ(report.iterations, 1u);
         EXPECT_DOUBLE_EQ(report.stepLength, lambda);
         const double deviation = std::abs(L2Distance(u, before) / lambda - 1.0);
@@ -200,7 +192,7 @@ TEST(TVGD, EachIterationMovesUByLambda)
     for (unsigned k = 0; k < 5; ++k)
     {
       const std::vector<float> before = u;
-      gpur::ContinueTVGD(ff.data(), u.data(), grid, Fixed(1.5, 1), On(b));
+      gpur::ContinueTVGD(ff.data(), u.data(), grid, Fixed(1.5, 1), gpur::MakeExecution(b));
       const double deviation = std::abs(L2Distance(u, before) / 1.5 - 1.0);
       maxDeviation = std::max(maxDeviation, deviation);
       EXPECT_LT(deviation, 1e-5) << b << " k " << k;
@@ -219,7 +211,8 @@ TEST(TVGD, ConsecutiveCallsEqualOneRun)
     std::vector<float> u = f;
     for (unsigned n : { 5u, 4u, 3u })
     {
-      gpur::ContinueTVGD(f.data(), u.data(), grid, Fixed(2.0, n, TVGDVariant::AdaptiveWeightedTV, 0.2), On(b));
+      gpur::ContinueTVGD(
+        f.data(), u.data(), grid, Fixed(2.0, n, TVGDVariant::AdaptiveWeightedTV, 0.2), gpur::MakeExecution(b));
     }
     EXPECT_EQ(u, once) << b; // bit for bit
   }
@@ -236,7 +229,7 @@ TEST(TVGD, ResidualTargetStopsAtTheFirstIterationReachingIt)
     std::vector<float> u = f;
     for (unsigned k = 0; k < 30; ++k)
     {
-      residual.push_back(gpur::ContinueTVGD(f.data(), u.data(), grid, Fixed(1.0, 1), On(b)).residual);
+      residual.push_back(gpur::ContinueTVGD(f.data(), u.data(), grid, Fixed(1.0, 1), gpur::MakeExecution(b)).residual);
       if (k > 0)
       {
         EXPECT_GE(residual[k], residual[k - 1]) << "||u - f|| is non-decreasing";
@@ -266,7 +259,7 @@ TEST(TVGD, ResidualTargetStopsAtTheFirstIterationReachingIt)
     p.targetResidual = residual[9];
     std::vector<float> w = Denoise(f, grid, Fixed(1.0, 10), b);
     const auto copy = w;
-    report = gpur::ContinueTVGD(f.data(), w.data(), grid, p, On(b));
+    report = gpur::ContinueTVGD(f.data(), w.data(), grid, p, gpur::MakeExecution(b));
     EXPECT_TRUE(report.targetReached);
     EXPECT_EQ(report.iterations, 0u);
     EXPECT_EQ(w, copy);
@@ -335,7 +328,7 @@ TEST(TVGD, SemiConvergenceOnANoisyPhantom)
   std::vector<double> error;
   for (unsigned k = 0; k < 80; ++k)
   {
-    gpur::ContinueTVGD(f.data(), u.data(), grid, p, On(Backend::CPU));
+    gpur::ContinueTVGD(f.data(), u.data(), grid, p, gpur::MakeExecution(Backend::CPU));
     error.push_back(Rmse(u, truth));
   }
   const auto best = std::min_element(error.begin(), error.end());
@@ -391,9 +384,9 @@ TEST(TVGD, SliceRangesOfTheStepperComposeToTheWholeGrid)
   {
     auto make = [&](const double * fp, const Grid & g)
     {
-      return b == Backend::CPU
-               ? gpur::MakeTVGDStepperCPU(fp, g, constants, gpur::MakeThreadParallelFor())
-               : gpur::MakeTVGDStepperOpenCL(fp, g, constants, gpur::ResolveBackend(On(b), true).device);
+      return b == Backend::CPU ? gpur::MakeTVGDStepperCPU(fp, g, constants, gpur::MakeThreadParallelFor())
+                               : gpur::MakeTVGDStepperOpenCL(
+                                   fp, g, constants, gpur::ResolveBackend(gpur::MakeExecution(b), true).device);
     };
     // Sums over split ranges add up; Store/Load touch only their slices.
     auto whole = make(f.data(), grid);
@@ -408,7 +401,7 @@ TEST(TVGD, SliceRangesOfTheStepperComposeToTheWholeGrid)
 
     // Reference: the driver's loop on the whole grid.
     std::vector<double> reference(f.size());
-    gpur::DenoiseTVGD(f.data(), reference.data(), grid, Fixed(lambda, iterations), On(b));
+    gpur::DenoiseTVGD(f.data(), reference.data(), grid, Fixed(lambda, iterations), gpur::MakeExecution(b));
 
     // Two slabs: [0, cut + 1) with an upper halo slice, [cut - 1, nz) with a lower one.
     const Grid lowGrid = gpur::MakeGrid3D(grid.size[0], grid.size[1], cut + 1, 1.0, 1.2, 0.9);
@@ -445,7 +438,7 @@ TEST(TVGD, ProgressAndAbort)
                       u.data(),
                       grid,
                       Fixed(1.0, 7),
-                      On(b),
+                      gpur::MakeExecution(b),
                       [&](unsigned done, unsigned max)
                       {
                         EXPECT_EQ(max, 7u);
@@ -460,7 +453,7 @@ TEST(TVGD, ProgressAndAbort)
                                    u.data(),
                                    grid,
                                    Fixed(1.0, 50),
-                                   On(b),
+                                   gpur::MakeExecution(b),
                                    [&](unsigned done, unsigned)
                                    {
                                      ++calls;

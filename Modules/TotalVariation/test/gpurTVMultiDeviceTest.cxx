@@ -17,15 +17,6 @@ using gpur::TVParameters;
 namespace
 {
 
-gpur::ExecutionOptions
-OnDevices(const std::string & selection)
-{
-  gpur::ExecutionOptions e;
-  e.backend = Backend::OpenCL;
-  e.device = selection;
-  return e;
-}
-
 struct Outcome
 {
   std::vector<float> u;
@@ -41,8 +32,8 @@ Denoise(const std::vector<float> & f,
 {
   Outcome r;
   r.u.resize(f.size());
-  r.report =
-    gpur::DenoiseWeightedTV(f.data(), weight ? weight->data() : nullptr, r.u.data(), grid, p, OnDevices(devices));
+  r.report = gpur::DenoiseWeightedTV(
+    f.data(), weight ? weight->data() : nullptr, r.u.data(), grid, p, gpur::MakeExecution(Backend::OpenCL, devices));
   return r;
 }
 
@@ -147,8 +138,8 @@ TEST(TVMultiDeviceRounds, ContinueTVOnSlabsEqualsOneDevice)
     state.bar = bar.data();
     state.p = dual.data();
     gpur::InitializeTVState(f.data(), grid, state);
-    gpur::ContinueTV<float>(f.data(), nullptr, grid, p, 0, 7, state, OnDevices(devices));
-    gpur::ContinueTV<float>(f.data(), nullptr, grid, p, 7, 9, state, OnDevices(devices));
+    gpur::ContinueTV<float>(f.data(), nullptr, grid, p, 0, 7, state, gpur::MakeExecution(Backend::OpenCL, devices));
+    gpur::ContinueTV<float>(f.data(), nullptr, grid, p, 7, 9, state, gpur::MakeExecution(Backend::OpenCL, devices));
     u.insert(u.end(), dual.begin(), dual.end());
     results.push_back(u);
   }

@@ -41,14 +41,6 @@ struct State
   std::vector<float> u, bar, p;
 };
 
-gpur::ExecutionOptions
-On(Backend backend)
-{
-  gpur::ExecutionOptions e;
-  e.backend = backend;
-  return e;
-}
-
 TVParameters
 FixedIterations(TVAlgorithm algorithm, unsigned iterations)
 {
@@ -64,7 +56,7 @@ std::vector<float>
 OneRun(const std::vector<float> & f, const Grid & grid, const TVParameters & p, Backend backend)
 {
   std::vector<float> u(f.size());
-  gpur::DenoiseTV(f.data(), u.data(), grid, p, On(backend));
+  gpur::DenoiseTV(f.data(), u.data(), grid, p, gpur::MakeExecution(backend));
   return u;
 }
 
@@ -115,7 +107,8 @@ RunInSlabs(const std::vector<float> & f,
       std::vector<float> blockF(f.begin() + p0 * slice, f.begin() + p1 * slice);
       State state(block, blockF);
       CopySlices(grid, whole, p0, block, state, 0, p1 - p0);
-      gpur::ContinueTV<float>(blockF.data(), nullptr, block, parameters, first, count, state.View(), On(backend));
+      gpur::ContinueTV<float>(
+        blockF.data(), nullptr, block, parameters, first, count, state.View(), gpur::MakeExecution(backend));
       CopySlices(block, state, z0 - p0, grid, next, z0, z1 - z0);
     }
     whole = next;
@@ -140,14 +133,15 @@ TEST_P(TVRounds, ConsecutiveCallsEqualOneRun)
   for (unsigned first : { 0u, 5u, 9u })
   {
     const unsigned count = first == 0 ? 5 : (first == 5 ? 4 : 3);
-    const auto report = gpur::ContinueTV<float>(f.data(), nullptr, grid, p, first, count, rounds.View(), On(backend));
+    const auto report =
+      gpur::ContinueTV<float>(f.data(), nullptr, grid, p, first, count, rounds.View(), gpur::MakeExecution(backend));
     EXPECT_EQ(report.iterations, count);
     EXPECT_EQ(report.backend.backend, backend);
   }
   EXPECT_EQ(rounds.u, OneRun(f, grid, p, backend)); // bit for bit
 
   State once(grid, f);
-  gpur::ContinueTV<float>(f.data(), nullptr, grid, p, 0, 12, once.View(), On(backend));
+  gpur::ContinueTV<float>(f.data(), nullptr, grid, p, 0, 12, once.View(), gpur::MakeExecution(backend));
   EXPECT_EQ(rounds.u, once.u);
   EXPECT_EQ(rounds.p, once.p);
   if (algorithm != TVAlgorithm::PDU)

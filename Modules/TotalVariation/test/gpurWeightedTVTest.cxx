@@ -29,14 +29,6 @@ Parameters(TVAlgorithm algorithm, double lambda, double tolerance = 1e-5, unsign
   return p;
 }
 
-gpur::ExecutionOptions
-On(Backend backend)
-{
-  gpur::ExecutionOptions e;
-  e.backend = backend;
-  return e;
-}
-
 std::vector<float>
 Weighted(const std::vector<float> & f,
          const std::vector<float> & w,
@@ -46,7 +38,7 @@ Weighted(const std::vector<float> & f,
          gpur::TVReport * report = nullptr)
 {
   std::vector<float> u(f.size());
-  const auto r = gpur::DenoiseWeightedTV(f.data(), w.data(), u.data(), grid, p, On(backend));
+  const auto r = gpur::DenoiseWeightedTV(f.data(), w.data(), u.data(), grid, p, gpur::MakeExecution(backend));
   if (report)
     *report = r;
   return u;
@@ -76,7 +68,8 @@ TEST_P(WeightedTV, ConstantWeightIsPlainTVWithScaledLambda)
   {
     const auto weighted = Weighted(f, w, grid, Parameters(GetParam(), 20.0, 0.0, 150), backend);
     std::vector<float> plain(f.size());
-    gpur::DenoiseTV(f.data(), plain.data(), grid, Parameters(GetParam(), 20.0 / 2.5, 0.0, 150), On(backend));
+    gpur::DenoiseTV(
+      f.data(), plain.data(), grid, Parameters(GetParam(), 20.0 / 2.5, 0.0, 150), gpur::MakeExecution(backend));
     EXPECT_LE(gpur::MaxAbsDifference(weighted.data(), plain.data(), f.size()), 2e-5) << backend;
   }
 }
