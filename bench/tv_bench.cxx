@@ -4,39 +4,26 @@
 // bandwidth measured in the same run. Prints a table and writes JSON.
 //
 //   tv_bench [--sizes 2d,3d] [--iterations N] [--devices SELECTION] [--json out.json] [--quick]
-#include "gpurBuffer.h"
+#include "gpurBench.h"
 #include "gpurCommandLine.h"
-#include "gpurContext.h"
 #include "gpurDevice.h"
 #include "gpurError.h"
 #include "gpurGrid.h"
-#include "gpurParallel.h"
 #include "gpurPhantom.h"
 #include "gpurTVDenoiser.h"
 
-#include <algorithm>
-#include <chrono>
-#include <cstdint>
-#include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
-#include <limits>
-#include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace
 {
 
-using Clock = std::chrono::steady_clock;
-
-constexpr std::uint64_t kCopyBytes = 256u << 20; // large enough to defeat every cache
-constexpr int kCopyRepeats = 5;                  // best of, after one untimed copy
-constexpr unsigned kWarmupIterations = 2;
-constexpr unsigned kMaxIterations = 1u << 16;
+using gpur::bench::Format;
+using gpur::bench::JsonString;
+using gpur::bench::Target;
 
 struct Options
 {
@@ -53,23 +40,6 @@ struct Case
   gpur::Grid grid;
   unsigned defaultIterations;
   std::vector<float> f; // noisy phantom
-};
-
-/** Copy bandwidth of one backend: 2 x bytes (read + write) per copy. */
-struct Bandwidth
-{
-  std::uint64_t bytes = 0; // size of one copy
-  double gbps = 0;         // best of: profiling events for a device, wall time on the host
-  double wallGbps = 0;
-  std::string method;
-};
-
-/** Where a run happens: the CPU reference or one OpenCL device. */
-struct Target
-{
-  std::string name;
-  gpur::ExecutionOptions execution;
-  Bandwidth copy;
 };
 
 struct Row
@@ -118,29 +88,6 @@ FloatsPerVoxelPerIteration(unsigned dimension)
   return dual + primal;
 }
 
-double
-Seconds(Clock::time_point start)
-{
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-unsigned
-HardwareThreads()
-{
-  return std::max(1u, std::thread::hardware_concurrency()); // what MakeThreadParallelFor() uses
-}
-
-std::vector<std::string>
-SplitCommas(const std::string & text)
-{
-  std::vector<std::string> items;
-  std::stringstream s(text);
-  for (std::string item; std::getline(s, item, ',');)
-    if (!item.empty())
-      items.push_back(item);
-  return items;
-}
-
 /** Returns false when --help was printed. */
 bool
 ParseOptions(int argc, char * argv[], Options & o)
@@ -156,14 +103,14 @@ ParseOptions(int argc, char * argv[], Options & o)
                      "Fixed iteration count N (timed as t(2N) - t(N)); default: doubled until 0.5 s.",
                      o.iterations,
                      1,
-                     kMaxIterations);
+                     gpur::bench::kMaxIterations);
   parser.AddString(
     "--devices", "SELECTION", "OpenCL devices (see itkgpurestoration-devices); default all; none.", o.devices);
   parser.AddString("--json", "FILE", "Where to write the JSON results.", o.json);
   parser.AddSwitch("--quick", "Small sizes (512^2, 64^3) for smoke tests.", o.quick);
   if (!parser.Parse(argc, argv, std::cout, 0, 0))
     return false;
-  o.sizes = SplitCommas(sizes);
+  o.sizes = gpur::bench::SplitCommas(sizes);
   for (const auto & s : o.sizes)
     if (s != "2d" && s != "3d")
       throw gpur::cli::UsageError("--sizes: unknown size '" + s + "' (allowed: 2d, 3d)");
@@ -189,103 +136,12 @@ MakeCases(const Options & o)
   return cases;
 }
 
-/**
- * Host memcpy, best of kCopyRepeats with one thread and with all threads: on
- * some machines one thread already saturates memory and several only contend
- * (seen on this project's 2-core VM), on others only several threads do.
- */
-Bandwidth
-HostCopyBandwidth()
-{
-  std::vector<char> source(kCopyBytes, 1), destination(kCopyBytes, 0); // touched: no page faults when timed
-  const unsigned threads = HardwareThreads();
-  Bandwidth b;
-  b.bytes = kCopyBytes;
-  for (const unsigned workers : { 1u, threads })
-  {
-    const gpur::ParallelForFunction parallelFor = gpur::MakeThreadParallelFor(workers);
-    double best = std::numeric_limits<double>::infinity();
-    for (int r = 0; r <= kCopyRepeats; ++r)
-    {
-      const auto start = Clock::now();
-      parallelFor(source.size(),
-                  [&](std::size_t begin, std::size_t end)
-                  { std::memcpy(destination.data() + begin, source.data() + begin, end - begin); });
-      if (r > 0)
-        best = std::min(best, Seconds(start));
-    }
-    const double gbps = 2.0 * kCopyBytes / best / 1e9;
-    if (gbps > b.gbps)
-    {
-      b.gbps = b.wallGbps = gbps;
-      b.method = "memcpy on " + std::to_string(workers) + " thread(s), wall time";
-    }
-    if (threads == 1)
-      break;
-  }
-  return b;
-}
-
-/** clEnqueueCopyBuffer between two device buffers, best of kCopyRepeats by profiling events and by wall time. */
-Bandwidth
-DeviceCopyBandwidth(const gpur::DeviceInfo & device)
-{
-  return gpur::TranslateCLErrors(
-    [&]
-    {
-      auto & context = *gpur::DeviceContext::Get(device);
-      const cl::CommandQueue & queue = context.Queue(0);
-      const std::uint64_t bytes = std::min({ kCopyBytes, device.maxAllocation, device.globalMemory / 4 });
-      const std::size_t count = static_cast<std::size_t>(bytes / sizeof(float));
-      gpur::DeviceBuffer<float> source(context, count), destination(context, count);
-      source.Fill(queue, 1.0f); // drivers allocate lazily: materialise both before timing
-      destination.Fill(queue, 0.0f);
-      queue.finish();
-      double bestEvent = std::numeric_limits<double>::infinity(), bestWall = bestEvent;
-      for (int r = 0; r <= kCopyRepeats; ++r)
-      {
-        cl::Event event;
-        const auto start = Clock::now();
-        destination.CopyFrom(queue, source, &event);
-        queue.finish();
-        if (r > 0)
-        {
-          bestWall = std::min(bestWall, Seconds(start));
-          bestEvent = std::min(bestEvent, gpur::EventSeconds(event));
-        }
-      }
-      Bandwidth b;
-      b.bytes = count * sizeof(float);
-      b.gbps = 2.0 * b.bytes / bestEvent / 1e9;
-      b.wallGbps = 2.0 * b.bytes / bestWall / 1e9;
-      b.method = "clEnqueueCopyBuffer, profiling events";
-      return b;
-    });
-}
-
 std::vector<Target>
 MakeTargets(const Options & o)
 {
-  std::vector<Target> targets;
-  Target cpu;
-  cpu.name = "CPU reference (" + std::to_string(HardwareThreads()) + " threads)";
-  cpu.execution.backend = gpur::Backend::CPU;
-  cpu.execution.parallelFor = gpur::MakeThreadParallelFor();
-  cpu.copy = HostCopyBandwidth();
-  targets.push_back(cpu);
-
-  const std::vector<gpur::DeviceInfo> devices =
-    o.devices.empty() ? gpur::ListDevices()
-                      : (o.devices == "none" ? std::vector<gpur::DeviceInfo>() : gpur::SelectDevices(o.devices));
-  for (const auto & d : devices)
-  {
-    Target t;
-    t.name = "[" + std::to_string(d.index) + "] " + d.name;
-    t.execution.backend = gpur::Backend::OpenCL;
-    t.execution.device = std::to_string(d.index);
-    t.copy = DeviceCopyBandwidth(d);
-    targets.push_back(t);
-  }
+  std::vector<Target> targets{ gpur::bench::CPUTarget() };
+  for (const auto & d : gpur::bench::BenchDevices(o.devices))
+    targets.push_back(gpur::bench::DeviceTarget({ d }));
   return targets;
 }
 
@@ -304,96 +160,46 @@ SolveSeconds(const Case & c, const Target & t, unsigned iterations, std::vector<
   return report.seconds;
 }
 
-/**
- * Per-iteration time. TVReport::seconds includes allocation, upload, the final
- * energy pass and download, which cost the same for N and 2N iterations, so
- * t(2N) - t(N) is the time of N iterations alone. Without --iterations, N
- * doubles until that difference reaches minSeconds, so that fast devices are
- * timed over enough work to hide noise and launch jitter.
- */
+/** Per-iteration time of DenoiseTV by t(2N) - t(N) (see gpur::bench::TimeIterations). */
 Row
 Measure(const Case & c, const Target & t, unsigned fixedIterations, double minSeconds)
 {
   std::vector<float> u(c.f.size());
-  SolveSeconds(c, t, kWarmupIterations, u); // program build, first allocations, thread start-up
-  unsigned n = fixedIterations > 0 ? fixedIterations : c.defaultIterations;
-  double tN = SolveSeconds(c, t, n, u);
-  double t2N = SolveSeconds(c, t, 2 * n, u);
-  while (fixedIterations == 0 && t2N - tN < minSeconds && 2 * n <= kMaxIterations)
-  {
-    n *= 2;
-    tN = t2N;
-    t2N = SolveSeconds(c, t, 2 * n, u);
-  }
-  if (!(t2N > tN))
-    throw gpur::Error(c.name + " on " + t.name + ": " + std::to_string(2 * n) + " iterations were not slower than " +
-                      std::to_string(n) + "; use more --iterations");
+  const gpur::bench::IterationTiming timing =
+    gpur::bench::TimeIterations([&](unsigned iterations) { return SolveSeconds(c, t, iterations, u); },
+                                c.defaultIterations,
+                                fixedIterations,
+                                minSeconds,
+                                c.name + " on " + t.name);
   Row r;
   r.case_ = c.name;
   r.target = t.name;
   r.voxels = c.grid.Count();
   r.dimension = c.grid.dimension;
-  r.iterations = n;
-  r.secondsPerIteration = (t2N - tN) / n;
+  r.iterations = timing.iterations;
+  r.secondsPerIteration = timing.secondsPerIteration;
   r.bytesPerIteration = double(FloatsPerVoxelPerIteration(r.dimension)) * sizeof(float) * r.voxels;
   r.copyGbps = t.copy.gbps;
   return r;
 }
 
-std::string
-Format(double value, int digits, bool scientific = false)
-{
-  std::ostringstream s;
-  s << (scientific ? std::scientific : std::fixed) << std::setprecision(digits) << value;
-  return s.str();
-}
-
 void
 PrintTable(const std::vector<Row> & rows)
 {
-  std::size_t caseWidth = 4, targetWidth = 15;
-  for (const auto & r : rows)
-  {
-    caseWidth = std::max(caseWidth, r.case_.size());
-    targetWidth = std::max(targetWidth, r.target.size());
-  }
-  auto line = [&](const std::vector<std::string> & cells)
-  {
-    std::cout << std::left << std::setw(int(caseWidth)) << cells[0] << "  " << std::setw(int(targetWidth)) << cells[1]
-              << std::right;
-    for (std::size_t i = 2; i < cells.size(); ++i)
-      std::cout << std::setw(11) << cells[i];
-    std::cout << "\n";
+  std::vector<std::vector<std::string>> table{
+    { "case", "backend/device", "iterations", "s/iter", "it/s", "Mvox/s", "GB/s", "copy GB/s", "fraction" }
   };
-  line({ "case", "backend/device", "iterations", "s/iter", "it/s", "Mvox/s", "GB/s", "copy GB/s", "fraction" });
   for (const auto & r : rows)
-    line({ r.case_,
-           r.target,
-           std::to_string(r.iterations),
-           Format(r.secondsPerIteration, 3, true),
-           Format(r.IterationsPerSecond(), 2),
-           Format(r.MvoxPerSecond(), 1),
-           Format(r.Gbps(), 2),
-           Format(r.copyGbps, 2),
-           Format(r.Fraction(), 3) });
-}
-
-std::string
-Json(const std::string & text)
-{
-  std::ostringstream s;
-  s << '"';
-  for (const unsigned char ch : text)
-  {
-    if (ch == '"' || ch == '\\')
-      s << '\\' << ch;
-    else if (ch < 0x20)
-      s << "\\u" << std::hex << std::setw(4) << std::setfill('0') << int(ch) << std::dec << std::setfill(' ');
-    else
-      s << ch;
-  }
-  s << '"';
-  return s.str();
+    table.push_back({ r.case_,
+                      r.target,
+                      std::to_string(r.iterations),
+                      Format(r.secondsPerIteration, 3, true),
+                      Format(r.IterationsPerSecond(), 2),
+                      Format(r.MvoxPerSecond(), 1),
+                      Format(r.Gbps(), 2),
+                      Format(r.copyGbps, 2),
+                      Format(r.Fraction(), 3) });
+  gpur::bench::PrintTable(std::cout, table, 2);
 }
 
 /** Writes the JSON report to `out`, opened at start-up so that a bad path fails before the runs. */
@@ -402,7 +208,7 @@ WriteJson(std::ofstream & out, const Options & o, const std::vector<Target> & ta
 {
   out << std::setprecision(6);
   out << "{\n  \"benchmark\": \"tv_bench\",\n  \"algorithm\": "
-      << Json(gpur::ToString(gpur::TVAlgorithm::AcceleratedChambollePock)) << ",\n  \"real\": \"float\",\n"
+      << JsonString(gpur::ToString(gpur::TVAlgorithm::AcceleratedChambollePock)) << ",\n  \"real\": \"float\",\n"
       << "  \"quick\": " << (o.quick ? "true" : "false") << ",\n"
       << "  \"timing\": \"seconds per iteration = (t(2N) - t(N)) / N of DenoiseTV wall times, gap checks off\",\n"
       << "  \"model\": {\n    \"description\": \"floats per voxel per iteration, each array read or written once per "
@@ -411,23 +217,12 @@ WriteJson(std::ofstream & out, const Options & o, const std::vector<Target> & ta
       << "    \"bytesPerFloat\": " << sizeof(float)
       << ",\n    \"floatsPerVoxelPerIteration\": { \"2\": " << FloatsPerVoxelPerIteration(2)
       << ", \"3\": " << FloatsPerVoxelPerIteration(3) << " }\n  },\n";
-  out << "  \"devices\": [";
-  const auto & devices = gpur::ListDevices();
-  for (std::size_t i = 0; i < devices.size(); ++i)
-    out << (i ? "," : "") << "\n    " << Json(devices[i].Describe());
-  out << "\n  ],\n  \"backends\": [";
-  for (std::size_t i = 0; i < targets.size(); ++i)
-  {
-    const Bandwidth & b = targets[i].copy;
-    out << (i ? "," : "") << "\n    { \"name\": " << Json(targets[i].name) << ", \"copyMethod\": " << Json(b.method)
-        << ", \"copyBytes\": " << b.bytes << ", \"copyGBps\": " << b.gbps << ", \"copyWallGBps\": " << b.wallGbps
-        << " }";
-  }
-  out << "\n  ],\n  \"results\": [";
+  gpur::bench::WriteTargetsJson(out, targets);
+  out << ",\n  \"results\": [";
   for (std::size_t i = 0; i < rows.size(); ++i)
   {
     const Row & r = rows[i];
-    out << (i ? "," : "") << "\n    { \"case\": " << Json(r.case_) << ", \"backend\": " << Json(r.target)
+    out << (i ? "," : "") << "\n    { \"case\": " << JsonString(r.case_) << ", \"backend\": " << JsonString(r.target)
         << ", \"dimension\": " << r.dimension << ", \"voxels\": " << r.voxels << ", \"iterations\": " << r.iterations
         << ", \"secondsPerIteration\": " << r.secondsPerIteration
         << ", \"iterationsPerSecond\": " << r.IterationsPerSecond() << ", \"mvoxPerSecond\": " << r.MvoxPerSecond()

@@ -1,11 +1,13 @@
 """Checks the 3D Slicer Execution Model description printed by `<tool> --xml`.
 
-usage: python3 CheckSlicerXML.py <itkgpurestoration-tv>
+usage: python3 CheckSlicerXML.py <itkgpurestoration-tv|itkgpurestoration-stv>
 
 Asserts the elements Slicer needs to load the program as a CLI module
 (executable, title, description, parameters groups with label and description;
 every parameter has a name, a label or description and a longflag/flag or an
-index; at least one input and one output image with channel and index), and
+index; at least one input and one output image with a channel and an index,
+indices 0, 1, ...; other images, such as an optional input, have a channel and
+a flag instead of an index), and
 that every longflag is a real option of the tool (it appears in --help) and
 every enumeration default is one of its elements. Standard library only.
 """
@@ -72,10 +74,11 @@ for group in groups:
         if p.tag == "image":
             channel = text(p, "channel")
             check(channel in images, f"image '{name}' has no input/output <channel>")
-            check(index != "", f"image '{name}' has no <index>")
-            images.setdefault(channel, []).append(int(index) if index.isdigit() else -1)
-check(len(images["input"]) >= 1, "no input <image>")
-check(len(images["output"]) >= 1, "no output <image>")
+            check(index != "" or longflag or flag, f"image '{name}' has no <index>, <longflag> or <flag>")
+            if index:
+                images.setdefault(channel, []).append(int(index) if index.isdigit() else -1)
+check(len(images["input"]) >= 1, "no indexed input <image>")
+check(len(images["output"]) >= 1, "no indexed output <image>")
 indices = sorted(images["input"] + images["output"])
 check(indices == list(range(len(indices))), f"image indices {indices} are not 0, 1, ...")
 

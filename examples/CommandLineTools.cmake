@@ -1,10 +1,23 @@
+# The ITK side shared by the tools: image/DICOM input, atomic output, progress bar, errors.
+add_library(GPURCommandLineITK STATIC gpurCommandLineITK.cxx)
+target_include_directories(GPURCommandLineITK PUBLIC "${CMAKE_CURRENT_SOURCE_DIR}")
+target_link_libraries(GPURCommandLineITK PUBLIC GPURCommandLine GPURCore ${ITK_LIBRARIES})
+gpur_warnings(GPURCommandLineITK)
+
 # itkgpurestoration-tv: total-variation denoising of an image file or DICOM
 # series (see the header comment of itkgpurestoration-tv.cxx), also usable as a
 # 3D Slicer CLI module (--xml).
 add_executable(itkgpurestoration-tv itkgpurestoration-tv.cxx)
-target_link_libraries(itkgpurestoration-tv PRIVATE ITKGPURestorationTotalVariation GPURCommandLine ${ITK_LIBRARIES})
+target_link_libraries(itkgpurestoration-tv PRIVATE ITKGPURestorationTotalVariation GPURCommandLineITK ${ITK_LIBRARIES})
 gpur_warnings(itkgpurestoration-tv)
 install(TARGETS itkgpurestoration-tv RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+# itkgpurestoration-stv: statistical TV (and TV gradient descent) for CT images, the
+# same input/output handling, progress bar and Slicer description.
+add_executable(itkgpurestoration-stv itkgpurestoration-stv.cxx)
+target_link_libraries(itkgpurestoration-stv PRIVATE ITKGPURestorationTotalVariation GPURCommandLineITK ${ITK_LIBRARIES})
+gpur_warnings(itkgpurestoration-stv)
+install(TARGETS itkgpurestoration-stv RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 if(NOT BUILD_TESTING)
   return()
@@ -39,9 +52,11 @@ endif()
 # (2) --xml is a well-formed Slicer Execution Model description whose flags are the real ones.
 find_package(Python3 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
-  add_test(NAME itkgpurestoration-tv-xml
-    COMMAND Python3::Interpreter "${CMAKE_CURRENT_SOURCE_DIR}/CheckSlicerXML.py" $<TARGET_FILE:itkgpurestoration-tv>)
-  set_tests_properties(itkgpurestoration-tv-xml PROPERTIES LABELS "cli")
+  foreach(tool itkgpurestoration-tv itkgpurestoration-stv)
+    add_test(NAME ${tool}-xml
+      COMMAND Python3::Interpreter "${CMAKE_CURRENT_SOURCE_DIR}/CheckSlicerXML.py" $<TARGET_FILE:${tool}>)
+    set_tests_properties(${tool}-xml PROPERTIES LABELS "cli")
+  endforeach()
 else()
   message(STATUS "python3 not found: itkgpurestoration-tv-xml test disabled")
 endif()
@@ -102,3 +117,88 @@ set_tests_properties(itkgpurestoration-tv-fails-no-dicom PROPERTIES FIXTURES_REQ
 set_tests_properties(itkgpurestoration-tv-dicom-data itkgpurestoration-tv-dicom-run-series
   itkgpurestoration-tv-dicom-run-mha itkgpurestoration-tv-dicom-series itkgpurestoration-tv-fails-no-dicom
   PROPERTIES LABELS "cli;dicom")
+
+# (4b) --device-memory-limit: a 96^3 phantom (21 MiB of accelerated-CP state) with
+# a 17 MiB limit streams through host memory in 5 z-regions and gives exactly the
+# in-memory result (OpenCL, which the test machines have through PoCL: the limit is a device budget).
+set(cli_stream_dir "${cli_tv_dir}/stream")
+file(MAKE_DIRECTORY "${cli_stream_dir}")
+set(cli_stream_options --iterations 12 --tolerance 0 --backend opencl)
+add_test(NAME itkgpurestoration-tv-stream-data
+  COMMAND $<TARGET_FILE:gpurTestData> phantom 96 0.1 3 "${cli_stream_dir}/truth.mha" "${cli_stream_dir}/noisy.mha")
+add_test(NAME itkgpurestoration-tv-stream-run-limited
+  COMMAND $<TARGET_FILE:itkgpurestoration-tv> ${cli_stream_options} --device-memory-limit 17
+    "${cli_stream_dir}/noisy.mha" "${cli_stream_dir}/limited.mha")
+set_tests_properties(itkgpurestoration-tv-stream-run-limited PROPERTIES
+  PASS_REGULAR_EXPRESSION "streamed through host memory in 5 z-regions")
+add_test(NAME itkgpurestoration-tv-stream-run-in-memory
+  COMMAND $<TARGET_FILE:itkgpurestoration-tv> ${cli_stream_options}
+    "${cli_stream_dir}/noisy.mha" "${cli_stream_dir}/in-memory.mha")
+add_test(NAME itkgpurestoration-tv-stream-equal
+  COMMAND $<TARGET_FILE:gpurTestData> compare "${cli_stream_dir}/limited.mha" "${cli_stream_dir}/in-memory.mha"
+    "${cli_stream_dir}/noisy.mha" 0 0)
+set_tests_properties(itkgpurestoration-tv-stream-data PROPERTIES FIXTURES_SETUP CliStreamData)
+set_tests_properties(itkgpurestoration-tv-stream-run-limited itkgpurestoration-tv-stream-run-in-memory PROPERTIES
+  FIXTURES_REQUIRED CliStreamData FIXTURES_SETUP CliStreamRuns)
+set_tests_properties(itkgpurestoration-tv-stream-equal PROPERTIES FIXTURES_REQUIRED "CliStreamData;CliStreamRuns")
+set_tests_properties(itkgpurestoration-tv-stream-data itkgpurestoration-tv-stream-run-limited
+  itkgpurestoration-tv-stream-run-in-memory itkgpurestoration-tv-stream-equal PROPERTIES LABELS "cli;stream")
+
+# (5) itkgpurestoration-stv on a 32^3 Shepp-Logan phantom with noise sigma 0.1 and
+# its variance file (0.01 everywhere): each method must raise the PSNR by the
+# stated margin (gpurTestData psnr-gain; measured gains in the comments).
+set(cli_stv_dir "${cli_tv_dir}/stv")
+add_test(NAME itkgpurestoration-stv-data
+  COMMAND $<TARGET_FILE:gpurTestData> phantom 32 0.1 17 "${cli_stv_dir}/truth.mha" "${cli_stv_dir}/noisy.nrrd")
+add_test(NAME itkgpurestoration-stv-variance
+  COMMAND $<TARGET_FILE:gpurTestData> variance "${cli_stv_dir}/noisy.nrrd" 0.1 "${cli_stv_dir}/variance.nrrd")
+add_test(NAME itkgpurestoration-stv-zero-variance
+  COMMAND $<TARGET_FILE:gpurTestData> variance "${cli_stv_dir}/noisy.nrrd" 0 "${cli_stv_dir}/zero.nrrd")
+add_test(NAME itkgpurestoration-stv-other-grid # a 24^3 image: a variance on another grid
+  COMMAND $<TARGET_FILE:gpurTestData> phantom 24 0.1 1 "${cli_stv_dir}/other-grid.mha" "${cli_stv_dir}/other-noisy.mha")
+set_tests_properties(itkgpurestoration-stv-variance itkgpurestoration-stv-zero-variance PROPERTIES
+  DEPENDS itkgpurestoration-stv-data)
+set_tests_properties(itkgpurestoration-stv-data itkgpurestoration-stv-variance itkgpurestoration-stv-zero-variance
+  itkgpurestoration-stv-other-grid PROPERTIES FIXTURES_SETUP CliStvData LABELS "cli;stv")
+file(MAKE_DIRECTORY "${cli_stv_dir}")
+# cli_stv_gain(<name> <minimum-gain-dB> <tool options>...): denoise noisy.nrrd into <name>.nrrd, then check the gain.
+function(cli_stv_gain name gain)
+  set(args ${ARGN})
+  list(TRANSFORM args REPLACE "^VARIANCE$" "${cli_stv_dir}/variance.nrrd")
+  add_test(NAME itkgpurestoration-stv-run-${name}
+    COMMAND $<TARGET_FILE:itkgpurestoration-stv> ${args} "${cli_stv_dir}/noisy.nrrd" "${cli_stv_dir}/${name}.nrrd")
+  set_tests_properties(itkgpurestoration-stv-run-${name} PROPERTIES FIXTURES_REQUIRED CliStvData
+    FIXTURES_SETUP CliStv-${name} LABELS "cli;stv")
+  add_test(NAME itkgpurestoration-stv-gain-${name}
+    COMMAND $<TARGET_FILE:gpurTestData> psnr-gain "${cli_stv_dir}/noisy.nrrd" "${cli_stv_dir}/${name}.nrrd"
+      "${cli_stv_dir}/truth.mha" ${gain})
+  set_tests_properties(itkgpurestoration-stv-gain-${name} PROPERTIES FIXTURES_REQUIRED "CliStvData;CliStv-${name}"
+    LABELS "cli;stv")
+endfunction()
+# Automatic lambda (PSNR 19.94 dB -> 26.68, lambda 16.5, discrepancy 1.001).
+cli_stv_gain(pdu 6 --variance VARIANCE)
+# The variance estimated from the image (-> 25.95, discrepancy against it 1.000).
+cli_stv_gain(accelerated-estimated 5 --method accelerated --backend cpu)
+# Gradient descent to ||u - f||^2 = sum(var) (-> 26.53, 30 iterations; AW-TV -> 33.92, 56).
+cli_stv_gain(tvgd 5.5 --variance VARIANCE --method tvgd)
+cli_stv_gain(awtv 12 --variance VARIANCE --method awtv --delta 0.3 --backend cpu)
+
+# (6) Bad input: exit 1, the reason on stderr, no output (as for itkgpurestoration-tv).
+function(cli_stv_expect_failure name message)
+  set(output "${cli_stv_dir}/failure-${name}/out.nrrd")
+  set(args ${ARGN} "${cli_stv_dir}/noisy.nrrd" "${output}")
+  list(TRANSFORM args REPLACE "^DATA/" "${cli_stv_dir}/")
+  string(REPLACE ";" "|" args "${args}")
+  add_test(NAME itkgpurestoration-stv-fails-${name}
+    COMMAND ${CMAKE_COMMAND} "-DTOOL=$<TARGET_FILE:itkgpurestoration-stv>" "-DARGS=${args}" "-DOUTPUT=${output}"
+      "-DMESSAGE=${message}" -DPROGRAM=itkgpurestoration-stv -P "${CMAKE_CURRENT_SOURCE_DIR}/ExpectFailure.cmake")
+  set_tests_properties(itkgpurestoration-stv-fails-${name} PROPERTIES FIXTURES_REQUIRED CliStvData
+    LABELS "cli;stv")
+endfunction()
+cli_stv_expect_failure(bad-method "--method must be one of pdu, cp, accelerated, tvgd, awtv" --method fast)
+cli_stv_expect_failure(negative-lambda "--lambda needs a finite number >= 0" --lambda -2)
+cli_stv_expect_failure(zero-step "--step needs a positive finite number" --method tvgd --step 0)
+cli_stv_expect_failure(missing-variance "does not exist" --variance DATA/no-such-variance.nrrd)
+cli_stv_expect_failure(zero-variance "the noise variance is 0" --variance DATA/zero.nrrd)
+cli_stv_expect_failure(other-grid "the noise-variance image covers" --variance DATA/other-grid.mha)
+cli_stv_expect_failure(2d-variance "is 2D but the input 3D" --variance "${cli_tv_input}")

@@ -1,7 +1,7 @@
-# cmake -DTOOL=<program> -DARGS=<a|b|c> -DOUTPUT=<file> -DMESSAGE=<regex> -P ExpectFailure.cmake
+# cmake -DTOOL=<program> -DARGS=<a|b|c> -DOUTPUT=<file> -DMESSAGE=<regex> [-DPROGRAM=<name>] -P ExpectFailure.cmake
 # Runs TOOL with ARGS ("|"-separated) and fails unless it exits non-zero with
-# a last stderr line "itkgpurestoration-tv: <reason>" matching MESSAGE (a progress bar
-# may come before it), and leaves neither OUTPUT nor a
+# a last stderr line "<PROGRAM>: <reason>" (PROGRAM: itkgpurestoration-tv unless
+# given) matching MESSAGE (a progress bar may come before it), and leaves neither OUTPUT nor a
 # temporary file (*.partial-*) in OUTPUT's directory. With -DONE_LINE=ON that
 # line must be all of stderr (for failures before any progress is shown).
 foreach(v TOOL ARGS OUTPUT MESSAGE)
@@ -37,7 +37,10 @@ endif()
 if(ONE_LINE AND NOT err_trimmed STREQUAL last_line)
   message(FATAL_ERROR "expected one line on stderr, got '${err}'")
 endif()
-if(NOT last_line MATCHES "^itkgpurestoration-tv: ")
+if(NOT DEFINED PROGRAM)
+  set(PROGRAM itkgpurestoration-tv)
+endif()
+if(NOT last_line MATCHES "^${PROGRAM}: ")
   message(FATAL_ERROR "the reason should start with the program name: '${last_line}'")
 endif()
 if(EXISTS "${OUTPUT}")

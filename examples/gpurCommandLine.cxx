@@ -200,6 +200,17 @@ Parser::AddString(const std::string & flag,
 }
 
 Option &
+Parser::AddInputImage(const std::string & flag,
+                      const std::string & valueName,
+                      const std::string & help,
+                      std::string & target)
+{
+  Option & o = AddString(flag, valueName, help, target);
+  o.type = ValueType::InputImage;
+  return o;
+}
+
+Option &
 Parser::AddChoice(const std::string & flag,
                   const std::string & help,
                   const std::vector<std::string> & choices,
@@ -312,6 +323,185 @@ Parser::PrintHelp(std::ostream & os) const
       os << " [default: " << o.defaultValue << "]";
     os << "\n";
   }
+}
+
+void
+AddToolOptions(Parser & parser, ToolOptions & target)
+{
+  auto & backend = parser.AddChoice("--backend",
+                                    "Where to run: auto (OpenCL if a device is available, else CPU), cpu or opencl.",
+                                    { "auto", "cpu", "opencl" },
+                                    target.backend);
+  backend.label = "Backend";
+  backend.group = "Execution";
+  auto & device = parser.AddString("--device",
+                                   "SELECTION",
+                                   "OpenCL device selection, e.g. 'gpu', '0' or a name substring (see "
+                                   "itkgpurestoration-devices); empty: $ITKGPUR_DEVICE or the default device.",
+                                   target.device);
+  device.label = "OpenCL device";
+  device.group = "Execution";
+  auto & memory = parser.AddUnsigned("--device-memory-limit",
+                                     "MiB",
+                                     "Device memory the run may use, in MiB; a volume that does not fit streams "
+                                     "through host memory in z-regions (same result). 0: 90 % of the device.",
+                                     target.deviceMemoryMiB);
+  memory.label = "Device memory limit (MiB)";
+  memory.group = "Execution";
+  parser.AddSwitch("--quiet", "No progress bar and no summary line.", target.quiet).hidden = true;
+  parser.AddSwitch("--xml", "Print the 3D Slicer CLI module description (XML) and exit.", target.xml).hidden = true;
+}
+
+namespace
+{
+
+std::string
+XMLEscape(const std::string & text)
+{
+  std::string out;
+  for (const char c : text)
+  {
+    switch (c)
+    {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+const char *
+SlicerType(ValueType type)
+{
+  switch (type)
+  {
+    case ValueType::Switch:
+      return "boolean";
+    case ValueType::Double:
+      return "double";
+    case ValueType::Integer:
+      return "integer";
+    case ValueType::String:
+      return "string";
+    case ValueType::Enumeration:
+      return "string-enumeration";
+    case ValueType::InputImage:
+      return "image";
+  }
+  return "string";
+}
+
+} // namespace
+
+void
+PrintSlicerXML(const Parser & parser, const SlicerModule & module, std::ostream & os)
+{
+  os << "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
+     << "<executable>\n"
+     << "  <category>" << XMLEscape(module.category) << "</category>\n"
+     << "  <title>" << XMLEscape(module.title) << "</title>\n"
+     << "  <description>" << XMLEscape(module.description) << "</description>\n"
+     << "  <version>0.1.0</version>\n"
+        "  <documentation-url></documentation-url>\n"
+        "  <license>Apache 2.0</license>\n"
+        "  <contributor>ITKGPURestoration developers</contributor>\n"
+        "  <acknowledgements>Built on the Insight Toolkit (ITK).</acknowledgements>\n";
+  const auto groupOf = [&module](const Option & o) -> std::size_t
+  {
+    if (o.group.empty())
+      return 0;
+    for (std::size_t g = 0; g < module.groups.size(); ++g)
+      if (module.groups[g].first == o.group)
+        return g;
+    throw std::logic_error("gpur::cli::PrintSlicerXML: option " + o.flag + " names the undeclared group '" + o.group +
+                           "'");
+  };
+  for (std::size_t g = 0; g < module.groups.size(); ++g)
+  {
+    os << "  <parameters>\n"
+       << "    <label>" << XMLEscape(module.groups[g].first) << "</label>\n"
+       << "    <description>" << XMLEscape(module.groups[g].second) << "</description>\n";
+    for (const auto & o : parser.Options())
+    {
+      if (o.hidden || groupOf(o) != g)
+        continue;
+      const char * type = SlicerType(o.type);
+      const std::string longflag = o.flag.substr(2);
+      // Slicer's <name> is an identifier: "--weight-exponent" -> "weightExponent".
+      std::string name;
+      for (std::size_t i = 0; i < longflag.size(); ++i)
+        name +=
+          longflag[i] != '-' ? longflag[i] : static_cast<char>(std::toupper(static_cast<unsigned char>(longflag[++i])));
+      os << "    <" << type << ">\n"
+         << "      <name>" << name << "</name>\n"
+         << "      <longflag>" << longflag << "</longflag>\n"
+         << "      <label>" << XMLEscape(o.label) << "</label>\n"
+         << "      <description>" << XMLEscape(o.help) << "</description>\n";
+      if (o.type == ValueType::InputImage)
+        os << "      <channel>input</channel>\n";
+      else
+        os << "      <default>" << XMLEscape(o.defaultValue) << "</default>\n";
+      for (const auto & choice : o.choices)
+        os << "      <element>" << XMLEscape(choice) << "</element>\n";
+      if (o.constraints)
+        os << "      <constraints><minimum>" << o.constraints->minimum << "</minimum><maximum>"
+           << o.constraints->maximum << "</maximum><step>" << o.constraints->step << "</step></constraints>\n";
+      os << "    </" << type << ">\n";
+    }
+    os << "  </parameters>\n";
+  }
+  os << "  <parameters>\n"
+        "    <label>IO</label>\n"
+        "    <description>Input and output images.</description>\n";
+  for (std::size_t i = 0; i < module.images.size(); ++i)
+  {
+    const SlicerImage & image = module.images[i];
+    os << "    <image>\n"
+       << "      <name>" << image.name << "</name>\n"
+       << "      <label>" << XMLEscape(image.label) << "</label>\n"
+       << "      <channel>" << image.channel << "</channel>\n"
+       << "      <index>" << i << "</index>\n"
+       << "      <description>" << XMLEscape(image.description) << "</description>\n"
+       << "    </image>\n";
+  }
+  os << "  </parameters>\n"
+        "</executable>\n";
+}
+
+bool
+ParseToolCommandLine(Parser & parser,
+                     int argc,
+                     const char * const argv[],
+                     ToolOptions & tool,
+                     const SlicerModule & module,
+                     std::ostream & out)
+{
+  if (!parser.Parse(argc, argv, out, 0, 2))
+    return false;
+  if (tool.xml)
+  {
+    PrintSlicerXML(parser, module, out);
+    return false;
+  }
+  if (parser.Positionals().size() != 2)
+    throw UsageError("expected <input> <output> (see --help)");
+  tool.input = parser.Positionals()[0];
+  tool.output = parser.Positionals()[1];
+  if (tool.output.empty())
+    throw UsageError("the output file name is empty");
+  return true;
 }
 
 } // namespace cli

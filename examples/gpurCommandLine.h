@@ -18,6 +18,7 @@
 #include <deque>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <ostream>
 #include <stdexcept>
 #include <string>
@@ -38,11 +39,20 @@ public:
 /** What kind of value an option takes (for help texts and generated descriptions). */
 enum class ValueType
 {
-  Switch,     ///< no value
-  Double,     ///< a finite floating-point number
-  Integer,    ///< a non-negative integer
-  String,     ///< any text
-  Enumeration ///< one of Option::choices
+  Switch,      ///< no value
+  Double,      ///< a finite floating-point number
+  Integer,     ///< a non-negative integer
+  String,      ///< any text
+  Enumeration, ///< one of Option::choices
+  InputImage   ///< the file name of an image to read (a GUI offers its image selector)
+};
+
+/** Range and increment of a number, for GUIs (Slicer's <constraints>). */
+struct Constraints
+{
+  double minimum = 0.0;
+  double maximum = 0.0;
+  double step = 0.0;
 };
 
 struct Option
@@ -51,11 +61,12 @@ struct Option
   std::string valueName; ///< "L" in "--lambda L"; empty for a switch
   std::string help;      ///< one sentence
   ValueType type = ValueType::Switch;
-  std::string label;                ///< short title for GUIs; empty: derived from the flag
-  std::string defaultValue;         ///< shown in the help and in generated descriptions
-  std::vector<std::string> choices; ///< for ValueType::Enumeration
-  std::string group;                ///< GUI parameter group (e.g. "Execution"); empty: the first
-  bool hidden = false;              ///< not a processing parameter (e.g. --help, --xml): left out of GUIs
+  std::string label;                      ///< short title for GUIs; empty: derived from the flag
+  std::string defaultValue;               ///< shown in the help and in generated descriptions
+  std::vector<std::string> choices;       ///< for ValueType::Enumeration
+  std::string group;                      ///< GUI parameter group (e.g. "Execution"); empty: the first
+  bool hidden = false;                    ///< not a processing parameter (e.g. --help, --xml): left out of GUIs
+  std::optional<Constraints> constraints; ///< for Double and Integer options; none: unconstrained in GUIs
   std::function<void(const std::string &)> parse;
 };
 
@@ -111,6 +122,12 @@ public:
             const std::string & help,
             const std::vector<std::string> & choices,
             std::string & target);
+  /** An optional input image file; target stays empty when the option is not given. */
+  Option &
+  AddInputImage(const std::string & flag,
+                const std::string & valueName,
+                const std::string & help,
+                std::string & target);
 
   /**
    * Parses argv[1..argc). Returns false when --help was given (the help is then
@@ -156,6 +173,67 @@ private:
   std::deque<Option> m_Options;
   std::vector<std::string> m_Positionals;
 };
+
+/** Where a denoising tool runs and what it prints (the options every tool shares), and its files. */
+struct ToolOptions
+{
+  std::string backend = "auto";
+  std::string device;
+  unsigned deviceMemoryMiB = 0; ///< --device-memory-limit; 0: 90 % of the device
+  bool quiet = false;
+  bool xml = false;
+  std::string input;  ///< the first positional argument
+  std::string output; ///< the second
+};
+
+/** Adds --backend, --device and --device-memory-limit (GUI group "Execution"), and the hidden --quiet and --xml. */
+void
+AddToolOptions(Parser & parser, ToolOptions & target);
+
+/** A positional image argument of a tool, for its Slicer description. */
+struct SlicerImage
+{
+  std::string name;    ///< identifier, e.g. "inputVolume"
+  std::string label;   ///< e.g. "Input volume"
+  std::string channel; ///< "input" or "output"
+  std::string description;
+};
+
+/** What a Slicer Execution Model description needs besides the option table. */
+struct SlicerModule
+{
+  std::string category; ///< e.g. "Filtering.Denoising"
+  std::string title;
+  std::string description;
+  /** (label, description) of the parameter groups in order; options with an empty group go to the first. */
+  std::vector<std::pair<std::string, std::string>> groups;
+  /** The positional arguments, in order (their <index>). */
+  std::vector<SlicerImage> images;
+};
+
+/**
+ * Prints the 3D Slicer Execution Model description (XML) of a tool: its
+ * visible options (generated from the parser's table, so the flags always
+ * match; InputImage options become flagged input images) and its positional
+ * images. Throws std::logic_error for an option whose group is not in module.groups.
+ */
+void
+PrintSlicerXML(const Parser & parser, const SlicerModule & module, std::ostream & os);
+
+/**
+ * Parses the command line "[options] <input> <output>" of a tool declared with
+ * AddToolOptions into tool.input and tool.output. Returns false when there is
+ * nothing more to do: --help printed the help, or --xml printed module's Slicer
+ * description (to out; --xml needs no positional arguments, Slicer runs "tool --xml").
+ * Throws UsageError as Parser::Parse, and for a missing or empty file name.
+ */
+bool
+ParseToolCommandLine(Parser & parser,
+                     int argc,
+                     const char * const argv[],
+                     ToolOptions & tool,
+                     const SlicerModule & module,
+                     std::ostream & out);
 
 } // namespace cli
 } // namespace gpur

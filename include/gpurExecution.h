@@ -5,6 +5,7 @@
 #include "gpurDevice.h"
 #include "gpurParallel.h"
 
+#include <cstdint>
 #include <functional>
 #include <ostream>
 #include <string>
@@ -36,6 +37,12 @@ struct ExecutionOptions
   std::string device; ///< device selection string, see SelectDevices(); "" = default device
   /** Parallel loop of the CPU backend; empty: std::thread over all cores. */
   ParallelForFunction parallelFor;
+  /**
+   * Bytes of memory an engine may use on each OpenCL device; 0: what the
+   * device reports. Engines that support it (TV) stream a volume that does not
+   * fit through host memory in z-regions instead of failing.
+   */
+  std::uint64_t deviceMemoryLimit = 0;
 };
 
 /** Options for a backend and a device selection, with the default CPU loop. */

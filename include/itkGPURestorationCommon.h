@@ -9,6 +9,7 @@
 #include "gpurGrid.h"
 
 #include "itkImage.h"
+#include "itkImageRegionConstIterator.h"
 #include "itkMacro.h"
 #include "itkMultiThreaderBase.h"
 #include "itkProcessObject.h"
@@ -20,15 +21,18 @@ namespace itk
 namespace GPURestoration
 {
 
-/** Engine grid of an image's largest possible region, with its spacing. */
+/**
+ * Engine grid of a region of an image (a streamed chunk, or the largest
+ * possible region), with the image's spacing. The engines need no origin.
+ */
 template<typename TImage>
 gpur::Grid
-MakeGrid(const TImage * image)
+MakeGrid(const TImage * image, const typename TImage::RegionType & region)
 {
   static_assert(TImage::ImageDimension == 2 || TImage::ImageDimension == 3, "only 2D and 3D images are supported");
   gpur::Grid g;
   g.dimension = TImage::ImageDimension;
-  const auto size = image->GetLargestPossibleRegion().GetSize();
+  const auto size = region.GetSize();
   for (unsigned d = 0; d < TImage::ImageDimension; ++d)
   {
     g.size[d] = size[d];
@@ -37,27 +41,42 @@ MakeGrid(const TImage * image)
   return g;
 }
 
+/** Engine grid of an image's largest possible region, with its spacing. */
+template<typename TImage>
+gpur::Grid
+MakeGrid(const TImage * image)
+{
+  return MakeGrid(image, image->GetLargestPossibleRegion());
+}
+
 /**
- * The image's pixels as a contiguous Real array: the buffer itself when the
- * pixel type is Real (no copy), else a converted copy kept in `storage`.
+ * The pixels of `region` (inside the buffered region) as a contiguous Real
+ * array, x fastest: the buffer itself when the region is the buffered region
+ * and the pixel type is Real (no copy), else a converted copy kept in `storage`.
  */
+template<typename Real, typename TImage>
+const Real *
+PixelsAs(const TImage * image, const typename TImage::RegionType & region, std::vector<Real> & storage)
+{
+  if (std::is_same<typename TImage::PixelType, Real>::value && region == image->GetBufferedRegion())
+  {
+    return reinterpret_cast<const Real *>(image->GetBufferPointer());
+  }
+  storage.resize(region.GetNumberOfPixels());
+  std::size_t i = 0;
+  for (ImageRegionConstIterator<TImage> it(image, region); !it.IsAtEnd(); ++it)
+  {
+    storage[i++] = static_cast<Real>(it.Get());
+  }
+  return storage.data();
+}
+
+/** PixelsAs of the whole buffered region. */
 template<typename Real, typename TImage>
 const Real *
 PixelsAs(const TImage * image, std::vector<Real> & storage)
 {
-  using PixelType = typename TImage::PixelType;
-  const std::size_t n = image->GetBufferedRegion().GetNumberOfPixels();
-  if (std::is_same<PixelType, Real>::value)
-  {
-    return reinterpret_cast<const Real *>(image->GetBufferPointer());
-  }
-  storage.resize(n);
-  const PixelType * p = image->GetBufferPointer();
-  for (std::size_t i = 0; i < n; ++i)
-  {
-    storage[i] = static_cast<Real>(p[i]);
-  }
-  return storage.data();
+  return PixelsAs<Real>(image, image->GetBufferedRegion(), storage);
 }
 
 /** The engines' parallel loop on ITK's thread pool (honours ITK's global thread settings). */

@@ -17,8 +17,9 @@
 #   default options, lambda 8, smooth this phantom more than is best for it:
 #   +3.5 dB, where lambda 12 gives +6.4 dB).
 # Inputs (the fixture readme-inputs): noisy.nrrd and in.mha, a 48^3 Shepp-Logan
-# phantom in [0, 1] with unit spacing plus noise of sigma 0.1 (PSNR 20 dB), and
-# truth.mha, the phantom without noise.
+# phantom in [0, 1] with unit spacing plus noise of sigma 0.1 (PSNR 20 dB),
+# truth.mha, the phantom without noise, and variance.nrrd, their noise variance
+# (0.01 everywhere, for --variance).
 set(readme "${PROJECT_SOURCE_DIR}/README.md")
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${readme}")
 set(readme_dir "${CMAKE_CURRENT_BINARY_DIR}/readme")
@@ -34,6 +35,14 @@ set(readme_cxx_tv_filter_check "psnr-gain|noisy.nrrd|denoised.mha|truth.mha|5")
 # statistical_tv: the automatic lambda met the discrepancy target (1 +- 2 %) and the PSNR rose.
 set(readme_cxx_statistical_tv_stdout "^(CPU|OpenCL: .+): lambda [0-9.]+, discrepancy (0\\.9[89]|1\\.0[0-2])[0-9]*$")
 set(readme_cxx_statistical_tv_check "psnr-gain|noisy.nrrd|ct_denoised.mha|truth.mha|3")
+# statistical_tvgd: TV-GD stopped at the first iteration past the discrepancy target, and a better PSNR.
+set(readme_cxx_statistical_tvgd_stdout
+  "^(CPU|OpenCL: .+): [0-9]+ iterations, \\|\\|u - f\\|\\| [0-9.]+ reached [0-9.]+$")
+set(readme_cxx_statistical_tvgd_check "psnr-gain|noisy.nrrd|tvgd.mha|truth.mha|3")
+# tv_streaming: 4 slabs of 12 of the 48 slices, the last one solved with the 21-slice halo
+# below it (33 slices), 20 iterations, and a better PSNR.
+set(readme_cxx_tv_streaming_stdout "^last slab solved on \\[48, 48, 33\\], 20 iterations$")
+set(readme_cxx_tv_streaming_check "psnr-gain|in.mha|denoised.mha|truth.mha|5")
 
 # gpur_readme_blocks(<markdown-file> <language> <prefix>): sets <prefix>_NAMES to the
 # names of the blocks marked "<!-- tested: <language> <name> -->" and <prefix>_<name>
@@ -88,6 +97,11 @@ add_test(NAME readme-inputs
   COMMAND $<TARGET_FILE:gpurTestData> phantom 48 0.1 7 "${readme_dir}/inputs/truth.mha"
     "${readme_dir}/inputs/noisy.nrrd" "${readme_dir}/inputs/in.mha")
 set_tests_properties(readme-inputs PROPERTIES FIXTURES_SETUP ReadmeInputs LABELS readme)
+add_test(NAME readme-inputs-variance
+  COMMAND $<TARGET_FILE:gpurTestData> variance "${readme_dir}/inputs/noisy.nrrd" 0.1
+    "${readme_dir}/inputs/variance.nrrd")
+set_tests_properties(readme-inputs-variance PROPERTIES DEPENDS readme-inputs FIXTURES_SETUP ReadmeInputs
+  LABELS readme)
 file(MAKE_DIRECTORY "${readme_dir}/inputs")
 
 gpur_readme_blocks("${readme}" cxx readme_cxx)

@@ -17,6 +17,9 @@
 //   gpurTestData psnr-gain <noisy> <denoised> <truth> <minimum-gain-dB>
 //       Fails unless PSNR(denoised, truth) >= PSNR(noisy, truth) + minimum gain
 //       (peak: the range of truth).
+//   gpurTestData variance <reference> <sigma> <output>
+//       The noise variance sigma^2 in every voxel of <reference>'s grid (size,
+//       spacing, origin, direction), for the --variance input of itkgpurestoration-stv.
 //
 // Every check prints the numbers it measured. Exit code 0 on success, 1 otherwise.
 #include "gpurMetrics.h"
@@ -270,6 +273,23 @@ PSNRGain(const std::vector<std::string> & args)
   return after >= before + minimumGain ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
+int
+Variance(const std::vector<std::string> & args)
+{
+  if (args.size() != 3)
+    throw std::invalid_argument("variance <reference> <sigma> <output>");
+  const auto reference = itk::ReadImage<FloatImage>(args[0]);
+  const double sigma = ToDouble(args[1]);
+  auto variance = FloatImage::New();
+  variance->CopyInformation(reference);
+  variance->SetRegions(reference->GetLargestPossibleRegion());
+  variance->Allocate();
+  variance->FillBuffer(static_cast<float>(sigma * sigma));
+  itk::WriteImage(variance, args[2]);
+  std::cout << "variance " << sigma * sigma << " on the grid of " << args[0] << "\n";
+  return EXIT_SUCCESS;
+}
+
 } // namespace
 
 int
@@ -287,7 +307,9 @@ main(int argc, char * argv[])
       return Compare(args);
     if (command == "psnr-gain")
       return PSNRGain(args);
-    std::cerr << "usage: gpurTestData phantom|dicom-series|compare|psnr-gain ... (see the source's header)\n";
+    if (command == "variance")
+      return Variance(args);
+    std::cerr << "usage: gpurTestData phantom|dicom-series|compare|psnr-gain|variance ... (see the source's header)\n";
   }
   catch (const std::exception & e)
   {

@@ -39,7 +39,7 @@ def test_engine_never_converts_silently():
     from itkgpurestoration import _core
 
     _, noisy = phantom((16, 16), dtype=np.float32)
-    args = ([1.0, 1.0], LAM, "accelerated", 10, 0.0, "cpu", "", None)
+    args = ([1.0, 1.0], LAM, "accelerated", 10, 0.0, "cpu", "", 0, None)
     u, _ = _core.denoise_tv_float32(noisy, *args)
     assert u.dtype == np.float32
     with pytest.raises(TypeError):
@@ -67,6 +67,21 @@ def test_cpu_and_opencl_agree(has_opencl):
     ocl, report = igr.denoise_tv(noisy, lam=LAM, backend="opencl", tolerance=0, max_iterations=100, return_report=True)
     assert report["backend"] == "OpenCL" and report["device"]
     assert np.abs(cpu - ocl).max() <= 1e-4
+
+
+def test_device_memory_limit_streams_with_the_same_result(has_opencl):
+    if not has_opencl:
+        pytest.skip("no OpenCL device")
+    # Accelerated CP: 6 KiB per slice, 960 KiB in all; halos of 9 slices (exchange interval 8).
+    _, noisy = phantom((160, 16, 16), dtype=np.float32)
+    kwargs = dict(lam=LAM, backend="opencl", tolerance=0, max_iterations=20, return_report=True)
+    whole, r_whole = igr.denoise_tv(noisy, **kwargs)
+    streamed, r_streamed = igr.denoise_tv(noisy, device_memory_limit=600 * 1024, **kwargs)
+    assert r_whole["stream_regions"] == 0
+    assert r_streamed["stream_regions"] >= 5
+    assert np.array_equal(streamed, whole)
+    with pytest.raises(ValueError, match="at least"):
+        igr.denoise_tv(noisy, device_memory_limit=300 * 1024, **kwargs)
 
 
 def test_matches_skimage():
@@ -105,6 +120,7 @@ def test_matches_skimage():
         (np.zeros((8, 8)), {"lam": 1.0, "backend": "quantum"}, "quantum"),
         (np.zeros((8, 8)), {"lam": 1.0, "algorithm": "magic"}, "magic"),
         (np.zeros((8, 8)), {"lam": 1.0, "max_iterations": 0}, "max_iterations"),
+        (np.zeros((8, 8)), {"lam": 1.0, "device_memory_limit": -1}, "device_memory_limit"),
         (np.zeros((8, 8)), {"lam": 1.0, "backend": "opencl", "device": "no-such-device"}, "no-such-device"),
     ],
 )

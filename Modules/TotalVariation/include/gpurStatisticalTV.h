@@ -13,6 +13,7 @@
 
 #include "gpurNoiseEstimation.h"
 #include "gpurTVDenoiser.h"
+#include "gpurTVGradientDescent.h"
 
 namespace gpur
 {
@@ -66,6 +67,53 @@ DenoiseStatisticalTV(const Real * f,
                      const StatisticalTVParameters & parameters,
                      const ExecutionOptions & execution = ExecutionOptions(),
                      const IterationCallback & callback = IterationCallback());
+
+/**
+ * TV gradient descent (TV-GD or AW-TV, gpurTVGradientDescent.h) as the second
+ * method of statistical TV. TV-GD has no data term and no weights: the noise
+ * variance sets where it stops. With stopAtDiscrepancy it iterates until
+ * ||u - f||^2 >= discrepancyFactor * sum(var) (the discrepancy principle for
+ * the unweighted residual, the counterpart of the primal-dual automatic lambda),
+ * at most gd.iterations; gd.targetResidual > 0 is an explicit target instead
+ * (the thesis' PDU vs TV-GD comparison, digest 3.4); neither runs gd.iterations.
+ */
+struct StatisticalTVGDParameters
+{
+  /** Step, step unit, iterations (the maximum with a target), variant, delta and an explicit target. */
+  TVGDParameters gd;
+  /** Stop at the discrepancy target; excludes gd.targetResidual > 0. */
+  bool stopAtDiscrepancy = false;
+  double discrepancyFactor = 1.0; ///< > 0
+  /** Options of the variance estimate used when the stop needs a variance and none is given. */
+  NoiseEstimationOptions noise;
+
+  void
+  Validate() const;
+};
+
+struct StatisticalTVGDReport
+{
+  TVGDReport gd;                  ///< iterations, final ||u - f||, target reached, backend, time
+  double targetResidual = 0.0;    ///< the ||u - f|| target used (0: none, all iterations ran)
+  bool varianceEstimated = false; ///< the stop needed a variance and none was given
+  double meanVariance = 0.0;      ///< mean of the variance (0 when none was given or needed)
+  double discrepancy = 0.0;       ///< ||u - f||^2 / sum(var) of the result (0 without a variance)
+};
+
+/**
+ * Denoises f into u by TV gradient descent. variance: per-voxel noise variance
+ * (finite, > 0) or null; it is estimated (EstimateNoiseVariance) only when
+ * stopAtDiscrepancy needs it. Throws InvalidArgument, Aborted or OpenCLError as DenoiseTVGD.
+ */
+template<typename Real>
+StatisticalTVGDReport
+DenoiseStatisticalTVGD(const Real * f,
+                       const Real * variance,
+                       Real * u,
+                       const Grid & grid,
+                       const StatisticalTVGDParameters & parameters,
+                       const ExecutionOptions & execution = ExecutionOptions(),
+                       const IterationCallback & callback = IterationCallback());
 
 } // namespace gpur
 

@@ -84,6 +84,12 @@ struct TVReport
   double dual = 0.0;        ///< D(p) = -<f, div p> - ||div p||^2 / (2 lambda)
   double relativeGap = 0.0; ///< (P - D) / P at the end
   double seconds = 0.0;     ///< wall time of the solve (upload to download)
+  /**
+   * z-regions per device when the volume did not fit in the device memory
+   * budget (ExecutionOptions::deviceMemoryLimit) and streamed through host
+   * memory; 0 when it stayed in device memory (or ran on the CPU).
+   */
+  std::size_t streamRegions = 0;
   /** (iteration, relative gap) at every check, for convergence plots and tests. */
   std::vector<std::pair<unsigned, double>> gapHistory;
 };

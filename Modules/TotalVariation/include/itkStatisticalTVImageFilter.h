@@ -8,6 +8,28 @@ namespace itk
 {
 
 /**
+ * \class StatisticalTVImageFilterEnums
+ * \brief The methods of StatisticalTVImageFilter.
+ * \ingroup ITKGPURestorationTotalVariation
+ */
+class StatisticalTVImageFilterEnums
+{
+public:
+  enum class Method : uint8_t
+  {
+    /** The noise-weighted ROF model, solved by the primal-dual Algorithm (S-PDU by default). */
+    PrimalDual,
+    /** TV gradient descent (the thesis' TV-GD): normalised steps of StepLength, no weights. */
+    GradientDescent,
+    /** Adaptive-weighted TV gradient descent (AW-TV): edges steeper than Delta are smoothed less. */
+    AdaptiveWeightedGradientDescent
+  };
+};
+/** "PrimalDual", "GradientDescent", "AdaptiveWeightedGradientDescent". */
+extern std::ostream &
+operator<<(std::ostream & out, StatisticalTVImageFilterEnums::Method value);
+
+/**
  * \class StatisticalTVImageFilter
  * \brief Statistical (noise-weighted) TV denoising for CT volumes, on OpenCL or the CPU.
  *
@@ -26,6 +48,20 @@ namespace itk
  * the weights too), the gap stop, backends, devices and multi-device slabs
  * (SetDevice("all")), progress, abort, and the kept geometry.
  *
+ * It does not stream: the weights are normalised by the mean of var^gamma over
+ * the whole volume, and the estimated variance and the automatic lambda are
+ * global too, so a chunk cannot reproduce the whole-volume result. The whole
+ * output is produced at once from the whole inputs, also under a streaming
+ * writer (which then writes that one result in pieces).
+ *
+ * SetMethod(GradientDescent | AdaptiveWeightedGradientDescent) runs the
+ * thesis' second method instead (gpur::DenoiseTVGD): u^0 = f, then
+ * MaximumNumberOfIterations steps of length StepLength along the normalised
+ * negative TV gradient. It has no data term, so the iterations set the
+ * smoothing; it stops early at a target ||u - f||: TargetResidual, or with
+ * StopAtDiscrepancy ||u - f||^2 = DiscrepancyFactor * sum(var) (the variance
+ * input, or estimated). The variance is used for nothing else (no weights).
+ *
  * \ingroup ITKGPURestorationTotalVariation
  */
 template<typename TInputImage, typename TOutputImage = TInputImage>
@@ -41,6 +77,8 @@ public:
   using typename Superclass::RealType;
   /** The noise-variance image: the output's real pixel type on the same grid. */
   using VarianceImageType = TOutputImage;
+  using MethodEnum = StatisticalTVImageFilterEnums::Method;
+  using StepUnitType = gpur::TVGDStepUnit;
 
   itkNewMacro(Self);
   itkTypeMacro(StatisticalTVImageFilter, TotalVariationDenoisingImageFilter);
@@ -56,16 +94,54 @@ public:
   itkSetMacro(AutomaticLambda, bool);
   itkGetConstMacro(AutomaticLambda, bool);
   itkBooleanMacro(AutomaticLambda);
-  /** Target of sum (u - f)^2 / var / N for the automatic lambda. Default 1. */
+  /**
+   * Target of sum (u - f)^2 / var / N for the automatic lambda, and of
+   * ||u - f||^2 / sum(var) for StopAtDiscrepancy. Default 1.
+   */
   itkSetMacro(DiscrepancyFactor, double);
   itkGetConstMacro(DiscrepancyFactor, double);
 
-  /** Results of the last update. */
+  /** PrimalDual (default), GradientDescent or AdaptiveWeightedGradientDescent. */
+  itkSetEnumMacro(Method, MethodEnum);
+  itkGetEnumMacro(Method, MethodEnum);
+  /**
+   * Gradient descent: the length of every step, in StepUnit. Default 0.004 RMS,
+   * the thesis' lambda = 2 on a 64^3 volume with noise sigma 0.1; about sigma / 25
+   * reaches the discrepancy target in 25-40 iterations.
+   */
+  itkSetMacro(StepLength, double);
+  itkGetConstMacro(StepLength, double);
+  /** RMS (default: root-mean-square change per voxel, independent of the size) or L2Norm (the thesis' lambda). */
+  itkSetEnumMacro(StepUnit, StepUnitType);
+  itkGetEnumMacro(StepUnit, StepUnitType);
+  /** AW-TV weight scale delta > 0 (intensity / length): differences much larger are kept as edges. Default 0.1. */
+  itkSetMacro(Delta, double);
+  itkGetConstMacro(Delta, double);
+  /** Gradient descent: stop once ||u - f||_2 >= TargetResidual; 0 (default): no explicit target. */
+  itkSetMacro(TargetResidual, double);
+  itkGetConstMacro(TargetResidual, double);
+  /** Gradient descent: stop once ||u - f||^2 >= DiscrepancyFactor * sum(var). Default off. */
+  itkSetMacro(StopAtDiscrepancy, bool);
+  itkGetConstMacro(StopAtDiscrepancy, bool);
+  itkBooleanMacro(StopAtDiscrepancy);
+
+  /**
+   * Results of the last update. Primal-dual: LambdaUsed, NumberOfLambdaSolves and
+   * Discrepancy = sum (u - f)^2 / var / N. Gradient descent: LambdaUsed and
+   * NumberOfLambdaSolves are 0, Discrepancy = ||u - f||^2 / sum(var) (0 without a
+   * variance). NumberOfIterations, BackendUsed and Converged (for gradient descent:
+   * the target was reached) are the superclass'.
+   */
   itkGetConstMacro(LambdaUsed, double);
   itkGetConstMacro(Discrepancy, double);
   itkGetConstMacro(VarianceEstimated, bool);
   itkGetConstMacro(MeanVariance, double);
   itkGetConstMacro(NumberOfLambdaSolves, unsigned int);
+  /** ||u - f||_2 of the result. */
+  itkGetConstMacro(Residual, double);
+  /** Gradient descent: the ||u - f|| target used (0: none), and whether it was reached. */
+  itkGetConstMacro(TargetResidualUsed, double);
+  itkGetConstMacro(TargetReached, bool);
 
 protected:
   StatisticalTVImageFilter();
@@ -74,6 +150,9 @@ protected:
   /** Both inputs are needed whole. */
   void
   GenerateInputRequestedRegion() override;
+  /** The whole output is produced at once (the weights and lambda are global: no streaming). */
+  void
+  EnlargeOutputRequestedRegion(DataObject * output) override;
   /** Adds to ITK's physical-space check: the variance image must have the input's size. */
   void
   VerifyInputInformation() ITKv5_CONST override;
@@ -90,12 +169,21 @@ private:
   double m_WeightExponent{ 1.0 };
   bool m_AutomaticLambda{ false };
   double m_DiscrepancyFactor{ 1.0 };
+  MethodEnum m_Method{ MethodEnum::PrimalDual };
+  double m_StepLength{ 0.004 };
+  StepUnitType m_StepUnit{ StepUnitType::RMS };
+  double m_Delta{ 0.1 };
+  double m_TargetResidual{ 0.0 };
+  bool m_StopAtDiscrepancy{ false };
 
   double m_LambdaUsed{ 0.0 };
   double m_Discrepancy{ 0.0 };
   bool m_VarianceEstimated{ false };
   double m_MeanVariance{ 0.0 };
   unsigned int m_NumberOfLambdaSolves{ 0 };
+  double m_Residual{ 0.0 };
+  double m_TargetResidualUsed{ 0.0 };
+  bool m_TargetReached{ false };
 };
 
 } // namespace itk

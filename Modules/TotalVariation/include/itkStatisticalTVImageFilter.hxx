@@ -5,6 +5,9 @@
 
 #include "itkGPURestorationCommon.h"
 
+#include <cmath>
+#include <sstream>
+
 namespace itk
 {
 
@@ -24,6 +27,14 @@ StatisticalTVImageFilter<TInputImage, TOutputImage>::GenerateInputRequestedRegio
   {
     variance->SetRequestedRegionToLargestPossibleRegion();
   }
+}
+
+template<typename TInputImage, typename TOutputImage>
+void
+StatisticalTVImageFilter<TInputImage, TOutputImage>::EnlargeOutputRequestedRegion(DataObject * output)
+{
+  Superclass::EnlargeOutputRequestedRegion(output);
+  output->SetRequestedRegionToLargestPossibleRegion();
 }
 
 template<typename TInputImage, typename TOutputImage>
@@ -48,14 +59,51 @@ StatisticalTVImageFilter<TInputImage, TOutputImage>::Solve(const RealType * f,
                                                            const gpur::ExecutionOptions & execution,
                                                            const gpur::IterationCallback & progress)
 {
+  std::vector<RealType> converted;
+  const VarianceImageType * varianceImage = this->GetNoiseVariance();
+  const RealType * variance = varianceImage ? GPURestoration::PixelsAs<RealType>(varianceImage, converted) : nullptr;
+  if (m_Method != MethodEnum::PrimalDual)
+  {
+    if (m_AutomaticLambda)
+    {
+      std::ostringstream message;
+      message << "AutomaticLambda chooses the lambda of the PrimalDual method; the " << m_Method
+              << " method has none: use StopAtDiscrepancy (or TargetResidual) instead";
+      throw gpur::InvalidArgument(message.str());
+    }
+    gpur::StatisticalTVGDParameters parameters;
+    parameters.gd.lambda = m_StepLength;
+    parameters.gd.stepUnit = m_StepUnit;
+    parameters.gd.iterations = this->GetMaximumNumberOfIterations();
+    parameters.gd.targetResidual = m_TargetResidual;
+    parameters.gd.variant =
+      m_Method == MethodEnum::GradientDescent ? gpur::TVGDVariant::TV : gpur::TVGDVariant::AdaptiveWeightedTV;
+    parameters.gd.delta = m_Delta;
+    parameters.stopAtDiscrepancy = m_StopAtDiscrepancy;
+    parameters.discrepancyFactor = m_DiscrepancyFactor;
+    const gpur::StatisticalTVGDReport report =
+      gpur::DenoiseStatisticalTVGD(f, variance, u, grid, parameters, execution, progress);
+    m_LambdaUsed = 0.0;
+    m_NumberOfLambdaSolves = 0;
+    m_Discrepancy = report.discrepancy;
+    m_VarianceEstimated = report.varianceEstimated;
+    m_MeanVariance = report.meanVariance;
+    m_Residual = report.gd.residual;
+    m_TargetResidualUsed = report.targetResidual;
+    m_TargetReached = report.gd.targetReached;
+    // The superclass reports iterations, time and backend from a TVReport; "converged" is "the target was reached".
+    gpur::TVReport tv;
+    tv.backend = report.gd.backend;
+    tv.iterations = report.gd.iterations;
+    tv.converged = report.gd.targetReached;
+    tv.seconds = report.gd.seconds;
+    return tv;
+  }
   gpur::StatisticalTVParameters parameters;
   parameters.tv = this->MakeParameters();
   parameters.weightExponent = m_WeightExponent;
   parameters.automaticLambda = m_AutomaticLambda;
   parameters.discrepancyFactor = m_DiscrepancyFactor;
-  std::vector<RealType> converted;
-  const VarianceImageType * varianceImage = this->GetNoiseVariance();
-  const RealType * variance = varianceImage ? GPURestoration::PixelsAs<RealType>(varianceImage, converted) : nullptr;
   const gpur::StatisticalTVReport report =
     gpur::DenoiseStatisticalTV(f, variance, u, grid, parameters, execution, progress);
   m_LambdaUsed = report.lambda;
@@ -63,6 +111,15 @@ StatisticalTVImageFilter<TInputImage, TOutputImage>::Solve(const RealType * f,
   m_VarianceEstimated = report.varianceEstimated;
   m_MeanVariance = report.meanVariance;
   m_NumberOfLambdaSolves = report.solves;
+  double residual = 0.0;
+  for (std::size_t i = 0; i < grid.Count(); ++i)
+  {
+    const double d = static_cast<double>(u[i]) - static_cast<double>(f[i]);
+    residual += d * d;
+  }
+  m_Residual = std::sqrt(residual);
+  m_TargetResidualUsed = 0.0;
+  m_TargetReached = false;
   return report.tv;
 }
 
@@ -74,11 +131,19 @@ StatisticalTVImageFilter<TInputImage, TOutputImage>::PrintSelf(std::ostream & os
   os << indent << "WeightExponent: " << m_WeightExponent << std::endl;
   os << indent << "AutomaticLambda: " << (m_AutomaticLambda ? "on" : "off") << std::endl;
   os << indent << "DiscrepancyFactor: " << m_DiscrepancyFactor << std::endl;
+  os << indent << "Method: " << m_Method << std::endl;
+  os << indent << "StepLength: " << m_StepLength << " (" << gpur::ToString(m_StepUnit) << ")" << std::endl;
+  os << indent << "Delta: " << m_Delta << std::endl;
+  os << indent << "TargetResidual: " << m_TargetResidual << std::endl;
+  os << indent << "StopAtDiscrepancy: " << (m_StopAtDiscrepancy ? "on" : "off") << std::endl;
   os << indent << "LambdaUsed: " << m_LambdaUsed << std::endl;
   os << indent << "Discrepancy: " << m_Discrepancy << std::endl;
   os << indent << "VarianceEstimated: " << (m_VarianceEstimated ? "yes" : "no") << std::endl;
   os << indent << "MeanVariance: " << m_MeanVariance << std::endl;
   os << indent << "NumberOfLambdaSolves: " << m_NumberOfLambdaSolves << std::endl;
+  os << indent << "Residual: " << m_Residual << std::endl;
+  os << indent << "TargetResidualUsed: " << m_TargetResidualUsed << std::endl;
+  os << indent << "TargetReached: " << (m_TargetReached ? "yes" : "no") << std::endl;
 }
 
 } // namespace itk

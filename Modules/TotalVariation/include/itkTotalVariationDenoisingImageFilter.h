@@ -31,6 +31,29 @@ namespace itk
  * reported every iteration and AbortGenerateData is honoured between
  * iterations; on abort or error the output holds no partial result.
  *
+ * Streaming (volumes larger than memory): the filter produces any requested
+ * output region, so reader -> filter -> writer with
+ * writer->SetNumberOfStreamDivisions(n) processes the volume in n chunks
+ * (ITK splits along the slowest axis). A chunk is solved on its requested
+ * region padded by GetStreamingHalo() = MaximumNumberOfIterations + 1 voxels on
+ * each side of every axis (clipped to the image), and only the requested part
+ * is kept. Every iteration moves information by one voxel per axis, so with a
+ * fixed iteration count the chunks are exactly the whole-volume result. The
+ * gap stop cannot be exact: each chunk would stop at its own iteration, and its gap
+ * is that of the chunk's problem, not of the volume's. So a request for a
+ * proper part of the image (a chunk) runs exactly MaximumNumberOfIterations
+ * with the gap stop off (GetStreamedChunk() tells; GapTolerance 0 gives the
+ * same result without streaming). When the halo spans the image
+ * (MaximumNumberOfIterations + 2 >= its size on every axis, e.g. the default
+ * 500 iterations on a 256^3 volume) streaming cannot save memory: every request
+ * is widened to the whole image, solved once with the gap stop, as without
+ * streaming. The cost of streaming is 2 (MaximumNumberOfIterations + 1)
+ * recomputed slices per chunk, so it pays off only when the chunks are much
+ * thicker than that: few iterations (the accelerated method) or very large
+ * volumes. The memory of a chunk is the engine's working set for the padded
+ * chunk (about 7 values per voxel in 3D) instead of the whole volume's.
+ * itk::StatisticalTVImageFilter does not stream (its weights are global).
+ *
  * The algorithm lives in the ITK-free engine gpur::DenoiseTV; this class is a
  * thin adapter over it.
  *
@@ -89,6 +112,14 @@ public:
    */
   itkSetMacro(ExchangeInterval, unsigned int);
   itkGetConstMacro(ExchangeInterval, unsigned int);
+  /**
+   * Bytes of memory the filter may use on each OpenCL device; 0 (default):
+   * 90 % of the device's memory. A 3D volume whose state does not fit streams
+   * through host memory in z-regions padded by ExchangeInterval + 1 slices; the
+   * result equals the in-memory run (GetStreamRegions() tells how many regions).
+   */
+  itkSetMacro(DeviceMemoryLimit, SizeValueType);
+  itkGetConstMacro(DeviceMemoryLimit, SizeValueType);
   /** Auto (default), CPU or OpenCL. */
   itkSetEnumMacro(Backend, BackendType);
   itkGetEnumMacro(Backend, BackendType);
@@ -103,8 +134,18 @@ public:
   itkGetConstMacro(DualEnergy, double);
   itkGetConstMacro(Converged, bool);
   itkGetConstMacro(ElapsedSeconds, double);
+  /** z-regions per device of the last update when the volume streamed through host memory; 0 when it did not. */
+  SizeValueType
+  GetStreamRegions() const
+  {
+    return static_cast<SizeValueType>(m_Report.streamRegions);
+  }
   /** "CPU", "OpenCL: <device name>" or "OpenCL: N devices (...)" of the last update; "" before. */
   itkGetStringMacro(BackendUsed);
+  /** The input region the last update solved on: the requested output region padded by the halo. */
+  itkGetConstReferenceMacro(SolvedRegion, typename TInputImage::RegionType);
+  /** The last update produced a proper part of the image (a streamed chunk): fixed iterations, no gap stop. */
+  itkGetConstMacro(StreamedChunk, bool);
   /** Full engine report of the last update (gap history included). */
   const gpur::TVReport &
   GetReport() const
@@ -112,13 +153,21 @@ public:
     return m_Report;
   }
 
+  /** Voxels by which a streamed request is padded on each side of every axis: MaximumNumberOfIterations + 1. */
+  SizeValueType
+  GetStreamingHalo() const
+  {
+    return SizeValueType{ m_MaximumNumberOfIterations } + 1;
+  }
+
 protected:
   TotalVariationDenoisingImageFilter() = default;
   ~TotalVariationDenoisingImageFilter() override = default;
 
-  /** TV couples all voxels: the whole input is needed and the whole output produced. */
+  /** The requested output region padded by the streaming halo (see the class documentation). */
   void
   GenerateInputRequestedRegion() override;
+  /** Widens every request to the whole image when the halo spans the image (one solve, not one per chunk). */
   void
   EnlargeOutputRequestedRegion(DataObject * output) override;
   void
@@ -126,7 +175,7 @@ protected:
   void
   PrintSelf(std::ostream & os, Indent indent) const override;
 
-  /** The engine parameters from the filter's settings. */
+  /** The engine parameters from the filter's settings (no gap stop while solving a streamed chunk). */
   gpur::TVParameters
   MakeParameters() const;
   /**
@@ -149,6 +198,7 @@ private:
   unsigned int m_GapCheckInterval{ 10 };
   unsigned int m_PDUOffset{ 15 };
   unsigned int m_ExchangeInterval{ 8 };
+  SizeValueType m_DeviceMemoryLimit{ 0 };
   BackendType m_Backend{ BackendType::Auto };
   std::string m_Device;
 
@@ -159,7 +209,13 @@ private:
   bool m_Converged{ false };
   double m_ElapsedSeconds{ 0.0 };
   std::string m_BackendUsed;
+  typename TInputImage::RegionType m_SolvedRegion;
+  bool m_StreamedChunk{ false };
   gpur::TVReport m_Report;
+
+  /** The region a request is solved on: padded by the halo, clipped to the image. */
+  typename TInputImage::RegionType
+  PaddedRegion(const typename TOutputImage::RegionType & request) const;
 };
 
 } // namespace itk

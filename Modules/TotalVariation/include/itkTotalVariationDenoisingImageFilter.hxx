@@ -4,9 +4,21 @@
 #include "itkTotalVariationDenoisingImageFilter.h"
 
 #include "itkGPURestorationCommon.h"
+#include "itkImageAlgorithm.h"
 
 namespace itk
 {
+
+template<typename TInputImage, typename TOutputImage>
+typename TInputImage::RegionType
+TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::PaddedRegion(
+  const typename TOutputImage::RegionType & request) const
+{
+  typename TInputImage::RegionType padded = request;
+  padded.PadByRadius(static_cast<OffsetValueType>(this->GetStreamingHalo()));
+  padded.Crop(this->GetOutput()->GetLargestPossibleRegion()); // the output's largest region is the input's
+  return padded;
+}
 
 template<typename TInputImage, typename TOutputImage>
 void
@@ -15,7 +27,7 @@ TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::GenerateInputRequ
   Superclass::GenerateInputRequestedRegion();
   if (auto * input = const_cast<TInputImage *>(this->GetInput()))
   {
-    input->SetRequestedRegionToLargestPossibleRegion();
+    input->SetRequestedRegion(this->PaddedRegion(this->GetOutput()->GetRequestedRegion()));
   }
 }
 
@@ -24,7 +36,25 @@ void
 TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::EnlargeOutputRequestedRegion(DataObject * output)
 {
   Superclass::EnlargeOutputRequestedRegion(output);
-  output->SetRequestedRegionToLargestPossibleRegion();
+  // When the halo spans the image, every chunk would solve all of it: solve it once
+  // (the later chunks of a streamed writer find their region computed), with the gap
+  // stop, as without streaming. Only this case is widened: widening just the chunks
+  // whose padding happens to cover the image would mix gap-stopped and fixed-count
+  // chunks in one output.
+  auto * image = dynamic_cast<TOutputImage *>(output);
+  if (image == nullptr)
+  {
+    return;
+  }
+  const auto size = image->GetLargestPossibleRegion().GetSize();
+  for (unsigned d = 0; d < ImageDimension; ++d)
+  {
+    if (size[d] > this->GetStreamingHalo() + 1)
+    {
+      return;
+    }
+  }
+  image->SetRequestedRegionToLargestPossibleRegion();
 }
 
 template<typename TInputImage, typename TOutputImage>
@@ -35,7 +65,9 @@ TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::MakeParameters() 
   p.lambda = m_Lambda;
   p.algorithm = m_Algorithm;
   p.maxIterations = m_MaximumNumberOfIterations;
-  p.gapTolerance = m_GapTolerance;
+  // A streamed chunk's gap belongs to the chunk's problem, and stopping on it would
+  // make each chunk stop at its own iteration: chunks run the fixed count instead.
+  p.gapTolerance = m_StreamedChunk ? 0.0 : m_GapTolerance;
   p.gapCheckInterval = m_GapCheckInterval;
   p.pduOffset = m_PDUOffset;
   p.exchangeInterval = m_ExchangeInterval;
@@ -64,18 +96,39 @@ TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::GenerateData()
   gpur::ExecutionOptions execution;
   execution.backend = m_Backend;
   execution.device = m_Device;
+  execution.deviceMemoryLimit = m_DeviceMemoryLimit;
   execution.parallelFor = GPURestoration::MakeParallelFor(this->GetNumberOfWorkUnits());
 
-  const gpur::Grid grid = GPURestoration::MakeGrid(input);
+  // The requested output region padded by the halo (the whole image when not streaming).
+  const typename TOutputImage::RegionType & requested = output->GetRequestedRegion();
+  m_SolvedRegion = this->PaddedRegion(requested);
+  m_StreamedChunk = requested != output->GetLargestPossibleRegion();
+  if (!input->GetBufferedRegion().IsInside(m_SolvedRegion))
+  {
+    itkExceptionMacro(<< "the input holds " << input->GetBufferedRegion() << " but the requested output needs "
+                      << m_SolvedRegion << " (the request padded by " << this->GetStreamingHalo()
+                      << " voxels); the upstream filter did not provide its requested region");
+  }
+  const gpur::Grid grid = GPURestoration::MakeGrid(input, m_SolvedRegion);
   const gpur::TVParameters parameters = this->MakeParameters();
   std::vector<RealType> converted;
   const RealType * f = nullptr;
   itkGPURestorationCallEngine(grid.Validate(); parameters.Validate());
-  f = GPURestoration::PixelsAs<RealType>(input, converted);
+  f = GPURestoration::PixelsAs<RealType>(input, m_SolvedRegion, converted);
 
   // The output keeps the input's geometry (done by the superclass' GenerateOutputInformation).
-  output->SetBufferedRegion(output->GetRequestedRegion());
+  output->SetBufferedRegion(requested);
   output->Allocate();
+  // A padded chunk is solved into a scratch image and its requested part copied out.
+  typename TOutputImage::Pointer chunk;
+  RealType * u = output->GetBufferPointer();
+  if (m_SolvedRegion != requested)
+  {
+    chunk = TOutputImage::New();
+    chunk->SetRegions(m_SolvedRegion);
+    chunk->Allocate();
+    u = chunk->GetBufferPointer();
+  }
   this->UpdateProgress(0.0f);
   const auto progress = [this](unsigned done, unsigned maximum)
   {
@@ -84,12 +137,16 @@ TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::GenerateData()
   };
   try
   {
-    itkGPURestorationCallEngine(m_Report = this->Solve(f, output->GetBufferPointer(), grid, execution, progress));
+    itkGPURestorationCallEngine(m_Report = this->Solve(f, u, grid, execution, progress));
   }
   catch (...)
   {
     output->Initialize(); // no partial result is left behind
     throw;
+  }
+  if (chunk)
+  {
+    ImageAlgorithm::Copy(chunk.GetPointer(), output, requested, requested);
   }
   m_NumberOfIterations = m_Report.iterations;
   m_RelativeGap = m_Report.relativeGap;
@@ -113,9 +170,14 @@ TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::PrintSelf(std::os
   os << indent << "GapCheckInterval: " << m_GapCheckInterval << std::endl;
   os << indent << "PDUOffset: " << m_PDUOffset << std::endl;
   os << indent << "ExchangeInterval: " << m_ExchangeInterval << std::endl;
+  os << indent << "DeviceMemoryLimit: " << m_DeviceMemoryLimit << (m_DeviceMemoryLimit ? " bytes" : " (90 % of the device)")
+     << std::endl;
+  os << indent << "StreamRegions: " << m_Report.streamRegions << std::endl;
   os << indent << "Backend: " << gpur::ToString(m_Backend) << std::endl;
   os << indent << "Device: " << (m_Device.empty() ? "(default)" : m_Device) << std::endl;
   os << indent << "BackendUsed: " << (m_BackendUsed.empty() ? "(not run)" : m_BackendUsed) << std::endl;
+  os << indent << "SolvedRegion: " << m_SolvedRegion.GetIndex() << " " << m_SolvedRegion.GetSize()
+     << (m_StreamedChunk ? " (a streamed chunk: fixed iterations, gap stop off)" : "") << std::endl;
   os << indent << "NumberOfIterations: " << m_NumberOfIterations << std::endl;
   os << indent << "RelativeGap: " << m_RelativeGap << std::endl;
   os << indent << "Converged: " << (m_Converged ? "yes" : "no") << std::endl;

@@ -51,6 +51,38 @@ Discrepancy(const Real * f, const Real * u, const Real * variance, std::size_t n
   return s / static_cast<double>(n);
 }
 
+/**
+ * The variance to use: `variance` checked (finite, > 0), or, when it is null,
+ * estimated from f into `estimated`. Sets varianceEstimated and meanVariance.
+ */
+template<typename Real, typename Report>
+const Real *
+ResolveVariance(const Real * f,
+                const Real * variance,
+                const Grid & grid,
+                const NoiseEstimationOptions & noise,
+                const ExecutionOptions & execution,
+                std::vector<Real> & estimated,
+                Report & report)
+{
+  const std::size_t n = grid.Count();
+  if (variance == nullptr)
+  {
+    estimated = EstimateNoiseVariance(f, grid, noise, execution.parallelFor);
+    variance = estimated.data();
+    report.varianceEstimated = true;
+  }
+  else
+  {
+    RequirePositiveFinite(variance, n, "the noise variance");
+  }
+  double sum = 0.0;
+  for (std::size_t i = 0; i < n; ++i)
+    sum += variance[i];
+  report.meanVariance = sum / static_cast<double>(n);
+  return variance;
+}
+
 /** w = var^gamma / mean(var^gamma); empty for gamma = 0 (plain TV). */
 template<typename Real>
 std::vector<Real>
@@ -95,20 +127,7 @@ DenoiseStatisticalTV(const Real * f,
   RequireFinite(f, n, "the input image");
   StatisticalTVReport report;
   std::vector<Real> estimated;
-  if (variance == nullptr)
-  {
-    estimated = EstimateNoiseVariance(f, grid, parameters.noise, execution.parallelFor);
-    variance = estimated.data();
-    report.varianceEstimated = true;
-  }
-  else
-  {
-    RequirePositiveFinite(variance, n, "the noise variance");
-  }
-  double meanVariance = 0.0;
-  for (std::size_t i = 0; i < n; ++i)
-    meanVariance += variance[i];
-  report.meanVariance = meanVariance / static_cast<double>(n);
+  variance = ResolveVariance(f, variance, grid, parameters.noise, execution, estimated, report);
   const std::vector<Real> w = Weights(variance, n, parameters.weightExponent);
 
   // One solve at lambda into u; returns its discrepancy.
@@ -182,6 +201,61 @@ DenoiseStatisticalTV(const Real * f,
   return report;
 }
 
+void
+StatisticalTVGDParameters::Validate() const
+{
+  gd.Validate();
+  noise.Validate();
+  if (!(discrepancyFactor > 0.0) || !std::isfinite(discrepancyFactor))
+  {
+    throw InvalidArgument("the discrepancy factor is " + std::to_string(discrepancyFactor) +
+                          "; it must be finite and > 0");
+  }
+  if (stopAtDiscrepancy && gd.targetResidual > 0.0)
+  {
+    throw InvalidArgument("TV gradient descent: both the discrepancy stop and an explicit target residual (" +
+                          std::to_string(gd.targetResidual) + ") are set; choose one");
+  }
+}
+
+template<typename Real>
+StatisticalTVGDReport
+DenoiseStatisticalTVGD(const Real * f,
+                       const Real * variance,
+                       Real * u,
+                       const Grid & grid,
+                       const StatisticalTVGDParameters & parameters,
+                       const ExecutionOptions & execution,
+                       const IterationCallback & callback)
+{
+  grid.Validate();
+  parameters.Validate();
+  if (f == nullptr || u == nullptr)
+  {
+    throw InvalidArgument("DenoiseStatisticalTVGD: the input and output arrays must not be null");
+  }
+  const std::size_t n = grid.Count();
+  RequireFinite(f, n, "the input image");
+  StatisticalTVGDReport report;
+  std::vector<Real> estimated;
+  if (variance != nullptr || parameters.stopAtDiscrepancy)
+  {
+    variance = ResolveVariance(f, variance, grid, parameters.noise, execution, estimated, report);
+  }
+  TVGDParameters gd = parameters.gd;
+  if (parameters.stopAtDiscrepancy)
+  {
+    gd.targetResidual = std::sqrt(parameters.discrepancyFactor * report.meanVariance * static_cast<double>(n));
+  }
+  report.targetResidual = gd.targetResidual;
+  report.gd = DenoiseTVGD(f, u, grid, gd, execution, callback);
+  if (variance != nullptr)
+  {
+    report.discrepancy = report.gd.residual * report.gd.residual / (report.meanVariance * static_cast<double>(n));
+  }
+  return report;
+}
+
 #define GPUR_INSTANTIATE_STATISTICAL_TV(Real)                                                                          \
   template StatisticalTVReport DenoiseStatisticalTV(const Real *,                                                      \
                                                     const Real *,                                                      \
@@ -189,7 +263,14 @@ DenoiseStatisticalTV(const Real * f,
                                                     const Grid &,                                                      \
                                                     const StatisticalTVParameters &,                                   \
                                                     const ExecutionOptions &,                                          \
-                                                    const IterationCallback &);
+                                                    const IterationCallback &);                                        \
+  template StatisticalTVGDReport DenoiseStatisticalTVGD(const Real *,                                                  \
+                                                        const Real *,                                                  \
+                                                        Real *,                                                        \
+                                                        const Grid &,                                                  \
+                                                        const StatisticalTVGDParameters &,                             \
+                                                        const ExecutionOptions &,                                      \
+                                                        const IterationCallback &);
 GPUR_INSTANTIATE_STATISTICAL_TV(float)
 GPUR_INSTANTIATE_STATISTICAL_TV(double)
 #undef GPUR_INSTANTIATE_STATISTICAL_TV

@@ -4,6 +4,7 @@
 #include "gpurFiniteDifference.h"
 #include "gpurTVSlabStepper.h"
 #include "gpurTVStepper.h"
+#include "gpurTVStreamStepper.h"
 #include "gpurStopwatch.h"
 #include "gpurValidate.h"
 
@@ -188,7 +189,9 @@ PrepareRun(const Real * f,
 /**
  * The stepper of a run: the CPU reference, one OpenCL device, or z-slabs over
  * several devices (3D volumes thick enough for slabs of exchangeInterval + 1
- * slices). Trims backend.devices to the devices used.
+ * slices). A device whose part does not fit in its memory budget
+ * (execution.deviceMemoryLimit) streams it through host memory. Trims
+ * backend.devices to the devices used.
  */
 template<typename Real>
 std::unique_ptr<TVStepper<Real>>
@@ -207,18 +210,21 @@ MakeStepper(const Real * f,
   }
   const std::size_t slabs = TVSlabCount(grid, backend.devices.size(), parameters.exchangeInterval + 1);
   backend.devices.resize(slabs);
+  const auto devices = backend.devices;
+  const std::uint64_t limit = execution.deviceMemoryLimit;
+  const unsigned interval = parameters.exchangeInterval;
   if (slabs < 2)
   {
-    return MakeTVStepperOpenCL(f, weight, grid, usesBar, backend.device);
+    return MakeTVDeviceStepper(f, weight, grid, usesBar, backend.device, limit, interval);
   }
-  const auto devices = backend.devices;
-  return MakeTVSlabStepper<Real>(f,
-                                 weight,
-                                 grid,
-                                 slabs,
-                                 parameters.exchangeInterval,
-                                 [&devices, usesBar](std::size_t s, const Real * sf, const Real * sw, const Grid & sub)
-                                 { return MakeTVStepperOpenCL(sf, sw, sub, usesBar, devices[s]); });
+  return MakeTVSlabStepper<Real>(
+    f,
+    weight,
+    grid,
+    slabs,
+    interval,
+    [&devices, usesBar, limit, interval](std::size_t s, const Real * sf, const Real * sw, const Grid & sub)
+    { return MakeTVDeviceStepper(sf, sw, sub, usesBar, devices[s], limit, interval); });
 }
 
 } // namespace
@@ -244,6 +250,7 @@ DenoiseWeightedTV(const Real * f,
     [&]
     {
       const auto stepper = MakeStepper(f, weight, grid, parameters, report.backend, execution);
+      report.streamRegions = stepper->StreamRegions();
       stepper->Initialize();
       const bool checkGap = parameters.gapCheckInterval > 0 && parameters.gapTolerance > 0.0;
       const double dataEnergy = DataEnergy(f, weight, grid.Count(), parameters.lambda);
@@ -321,6 +328,7 @@ ContinueTV(const Real * f,
     [&]
     {
       const auto stepper = MakeStepper(f, weight, grid, parameters, report.backend, execution);
+      report.streamRegions = stepper->StreamRegions();
       HostTVState<Real> host;
       host.view = state;
       stepper->Load(AsConst(host), 0, grid.size[2]);

@@ -7,7 +7,7 @@
 #include "gpurLaunch.h"
 #include "gpurReduce.h"
 #include "gpurTVGDStepper.h"
-#include "gpurTVGDKernels.h" // generated from kernels/tv_gd.cl
+#include "gpurTVKernels.h" // generated from kernels/*.cl
 
 #include <vector>
 
@@ -42,7 +42,7 @@ public:
       DeviceContext::RealOptions(isDouble) + (m_AccDouble ? " -DTVGD_ACC_DOUBLE" : "") +
       (!isDouble && CorrectlyRoundedFloat(device) ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
     const cl::Program program = m_Context->Program(
-      { CoreKernel("gpur_common.cl"), ResolveKernelSource("tv_gd.cl", kernels::tvgd::Find("tv_gd.cl")) }, options);
+      { CoreKernel("gpur_common.cl"), ResolveKernelSource("tv_gd.cl", kernels::tv::Find("tv_gd.cl")) }, options);
     m_GradientKernel = DeviceContext::Kernel(program, "tvgd_gradient");
     m_UpdateKernel = DeviceContext::Kernel(program, "tvgd_update");
     m_ResidualKernel = DeviceContext::Kernel(program, "tvgd_residual");

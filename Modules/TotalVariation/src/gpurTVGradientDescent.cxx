@@ -175,7 +175,13 @@ PrepareRun(const Real * f,
   {
     RequireFinite(u, grid.Count(), "the starting image u");
   }
-  return ResolveBackend(execution, std::is_same<Real, double>::value);
+  ResolvedBackend backend = ResolveBackend(execution, std::is_same<Real, double>::value);
+  // TV-GD runs on the first selected device (no slabs): report only that one.
+  if (backend.devices.size() > 1)
+  {
+    backend.devices.resize(1);
+  }
+  return backend;
 }
 
 template<typename Real>

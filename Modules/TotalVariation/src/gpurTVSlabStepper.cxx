@@ -125,6 +125,15 @@ public:
                     { slab.stepper->Store(Shifted(host, g0, slab), g0 - slab.p0, g1 - g0); });
   }
 
+  std::size_t
+  StreamRegions() const override
+  {
+    std::size_t regions = 0;
+    for (const auto & slab : m_Slabs)
+      regions = std::max(regions, slab.stepper->StreamRegions());
+    return regions;
+  }
+
 private:
   struct Slab
   {

@@ -113,6 +113,12 @@ public:
   EndIteration()
   {
   }
+  /** z-regions per device when the state streams through host memory; 0: it stays on the devices. */
+  virtual std::size_t
+  StreamRegions() const
+  {
+    return 0;
+  }
 };
 
 /** The arrays of a stepper's state: u, ubar, then the components of p. */

@@ -5,6 +5,21 @@
 namespace itk
 {
 
+std::ostream &
+operator<<(std::ostream & out, StatisticalTVImageFilterEnums::Method value)
+{
+  switch (value)
+  {
+    case StatisticalTVImageFilterEnums::Method::PrimalDual:
+      return out << "PrimalDual";
+    case StatisticalTVImageFilterEnums::Method::GradientDescent:
+      return out << "GradientDescent";
+    case StatisticalTVImageFilterEnums::Method::AdaptiveWeightedGradientDescent:
+      return out << "AdaptiveWeightedGradientDescent";
+  }
+  return out << "Method(" << static_cast<int>(value) << ")";
+}
+
 template class StatisticalTVImageFilter<Image<float, 2>>;
 template class StatisticalTVImageFilter<Image<float, 3>>;
 template class StatisticalTVImageFilter<Image<double, 2>>;

@@ -1,7 +1,9 @@
 // Tests of itk::StatisticalTVImageFilter: the variance input and its checks,
-// the estimated variance, the automatic lambda, geometry, and two devices.
+// the estimated variance, the automatic lambda, geometry, two devices, and the
+// gradient-descent methods (TV-GD, AW-TV) with their target stops.
 #include "itkStatisticalTVImageFilter.h"
 
+#include "gpurCTPhantom.h"
 #include "gpurDevice.h"
 #include "gpurMetrics.h"
 #include "gpurPhantom.h"
@@ -9,6 +11,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
+#include <sstream>
 
 namespace
 {
@@ -71,6 +75,50 @@ PSNR(const ImageType * a, const ImageType * truth)
   const auto n = truth->GetBufferedRegion().GetNumberOfPixels();
   return gpur::PeakSignalToNoiseRatio(a->GetBufferPointer(), truth->GetBufferPointer(), n, 1.0);
 }
+
+ImageType::Pointer
+ImageOf(const std::vector<float> & values, const ImageType::SizeType & size)
+{
+  auto image = NewImage(size);
+  std::copy(values.begin(), values.end(), image->GetBufferPointer());
+  return image;
+}
+
+/**
+ * A simulated CT scan of the machined part (64 x 64 x 8, FBP of Poisson-noisy
+ * projections with 1000 photons per ray) with its analytic noise variance.
+ */
+Volume
+MakeCTVolume()
+{
+  const gpur::Grid grid = gpur::MakeGrid3D(64, 64, 8);
+  gpur::CTScanParameters scan;
+  scan.photonsPerRay = 1.0e3;
+  scan.seed = 12;
+  const gpur::CTSimulation ct = gpur::MakeCTPhantom(grid, gpur::CTPhantomShape::MachinedPart, scan);
+  const ImageType::SizeType size = { { 64, 64, 8 } };
+  return { ImageOf(ct.truth, size), ImageOf(ct.noisy, size), ImageOf(ct.variance, size) };
+}
+
+double
+Residual(const ImageType * u, const ImageType * f)
+{
+  const auto n = f->GetBufferedRegion().GetNumberOfPixels();
+  return std::sqrt(gpur::MeanSquaredError(u->GetBufferPointer(), f->GetBufferPointer(), n) * static_cast<double>(n));
+}
+
+double
+SumOf(const ImageType * image)
+{
+  double s = 0.0;
+  const auto n = image->GetBufferedRegion().GetNumberOfPixels();
+  for (std::size_t i = 0; i < n; ++i)
+    s += image->GetBufferPointer()[i];
+  return s;
+}
+
+using GDFilter = itk::StatisticalTVImageFilter<ImageType>;
+using Method = GDFilter::MethodEnum;
 
 } // namespace
 
@@ -170,4 +218,155 @@ TEST(StatisticalTVImageFilter, TwoDevicesGiveTheOneDeviceResult)
     }
   }
   EXPECT_EQ(results[0], results[1]);
+}
+
+TEST(StatisticalTVImageFilter, GradientDescentStopsAtTheDiscrepancyOnTheCTPhantom)
+{
+  const Volume v = MakeCTVolume();
+  const double sumVariance = SumOf(v.variance);
+  const double n = static_cast<double>(v.noisy->GetBufferedRegion().GetNumberOfPixels());
+  const double before = PSNR(v.noisy, v.truth);
+  std::vector<std::vector<float>> results;
+  for (Method method : { Method::GradientDescent, Method::AdaptiveWeightedGradientDescent })
+    for (gpur::Backend backend : { gpur::Backend::CPU, gpur::Backend::OpenCL })
+    {
+      auto filter = GDFilter::New();
+      filter->SetInput(v.noisy);
+      filter->SetNoiseVariance(v.variance);
+      filter->SetMethod(method);
+      filter->SetBackend(backend);
+      filter->StopAtDiscrepancyOn();
+      filter->SetMaximumNumberOfIterations(200);
+      filter->Update();
+      std::ostringstream name;
+      name << method << " " << backend;
+      // The target is ||u - f||^2 = sum(var); each step moves u by StepLength * sqrt(N)
+      // in the L2 norm, so the first iteration past it overshoots by less than one step.
+      const double target = std::sqrt(sumVariance);
+      const double step = filter->GetStepLength() * std::sqrt(n);
+      EXPECT_NEAR(filter->GetTargetResidualUsed(), target, 1e-6 * target) << name.str();
+      EXPECT_TRUE(filter->GetTargetReached()) << name.str();
+      EXPECT_TRUE(filter->GetConverged()) << name.str();
+      EXPECT_GE(filter->GetResidual(), target) << name.str();
+      EXPECT_LT(filter->GetResidual(), target + step) << name.str();
+      EXPECT_NEAR(Residual(filter->GetOutput(), v.noisy), filter->GetResidual(), 1e-4 * target) << name.str();
+      EXPECT_NEAR(filter->GetDiscrepancy(), 1.0, 0.05) << name.str();
+      EXPECT_FALSE(filter->GetVarianceEstimated());
+      EXPECT_EQ(filter->GetLambdaUsed(), 0.0);
+      EXPECT_GT(filter->GetNumberOfIterations(), 10u) << name.str();
+      EXPECT_LT(filter->GetNumberOfIterations(), 200u) << name.str();
+      const double after = PSNR(filter->GetOutput(), v.truth);
+      RecordProperty(name.str(),
+                     "iterations " + std::to_string(filter->GetNumberOfIterations()) + ", PSNR " +
+                       std::to_string(before) + " -> " + std::to_string(after) + ", discrepancy " +
+                       std::to_string(filter->GetDiscrepancy()));
+      // Measured 23.74 -> 25.71 dB (TV-GD, 25 iterations) and 28.95 dB (AW-TV, 30): the FBP's own error
+      // (RMSE 0.044 without noise) bounds what a denoiser can recover.
+      EXPECT_GT(after, before + (method == Method::GradientDescent ? 1.5 : 4.5)) << name.str();
+      EXPECT_EQ(filter->GetOutput()->GetSpacing(), v.noisy->GetSpacing());
+      EXPECT_EQ(filter->GetOutput()->GetDirection(), v.noisy->GetDirection());
+      if (backend == gpur::Backend::OpenCL)
+      {
+        EXPECT_EQ(std::string(filter->GetBackendUsed()).rfind("OpenCL: ", 0), 0u) << filter->GetBackendUsed();
+      }
+      else
+      {
+        EXPECT_EQ(std::string(filter->GetBackendUsed()), "CPU");
+      }
+      const float * p = filter->GetOutput()->GetBufferPointer();
+      results.emplace_back(p, p + filter->GetOutput()->GetBufferedRegion().GetNumberOfPixels());
+    }
+  // CPU and OpenCL run the same operations in the same order (bit-identical on PoCL).
+  EXPECT_LE(gpur::MaxAbsDifference(results[0].data(), results[1].data(), results[0].size()), 1e-5);
+  EXPECT_LE(gpur::MaxAbsDifference(results[2].data(), results[3].data(), results[2].size()), 1e-5);
+  EXPECT_NE(results[0], results[2]) << "AW-TV differs from TV-GD";
+}
+
+TEST(StatisticalTVImageFilter, GradientDescentWithAnExplicitTargetOrAFixedNumberOfIterations)
+{
+  const Volume v = MakeVolume(24);
+  const double n = static_cast<double>(v.noisy->GetBufferedRegion().GetNumberOfPixels());
+  // Fixed number of iterations: no target, no variance needed or estimated.
+  auto fixed = GDFilter::New();
+  fixed->SetInput(v.noisy);
+  fixed->SetMethod(Method::GradientDescent);
+  fixed->SetStepUnit(gpur::TVGDStepUnit::L2Norm);
+  fixed->SetStepLength(1.0);
+  fixed->SetMaximumNumberOfIterations(12);
+  fixed->Update();
+  EXPECT_EQ(fixed->GetNumberOfIterations(), 12u);
+  EXPECT_FALSE(fixed->GetTargetReached());
+  EXPECT_FALSE(fixed->GetConverged());
+  EXPECT_EQ(fixed->GetTargetResidualUsed(), 0.0);
+  EXPECT_FALSE(fixed->GetVarianceEstimated());
+  EXPECT_EQ(fixed->GetDiscrepancy(), 0.0);
+  // ||u - f|| grows by at most one step per iteration.
+  EXPECT_LE(fixed->GetResidual(), 12.0 + 1e-6);
+  EXPECT_GT(fixed->GetResidual(), 6.0);
+
+  // The thesis' comparison (digest 3.4): iterate until ||u - f|| reaches the residual of a primal-dual run.
+  auto pdu = GDFilter::New();
+  pdu->SetInput(v.noisy);
+  pdu->SetNoiseVariance(v.variance);
+  pdu->SetWeightExponent(0.0);
+  pdu->SetLambda(20.0);
+  pdu->Update();
+  auto gd = GDFilter::New();
+  gd->SetInput(v.noisy);
+  gd->SetMethod(Method::GradientDescent);
+  gd->SetTargetResidual(pdu->GetResidual());
+  gd->Update();
+  const double step = gd->GetStepLength() * std::sqrt(n);
+  EXPECT_TRUE(gd->GetTargetReached());
+  EXPECT_GE(gd->GetResidual(), pdu->GetResidual());
+  EXPECT_LT(gd->GetResidual(), pdu->GetResidual() + step);
+  RecordProperty("pduResidual", std::to_string(pdu->GetResidual()));
+  RecordProperty("gdIterations", std::to_string(gd->GetNumberOfIterations()));
+  // With the discrepancy stop and no variance input, the variance is estimated.
+  gd->SetTargetResidual(0.0);
+  gd->StopAtDiscrepancyOn();
+  gd->Update();
+  EXPECT_TRUE(gd->GetVarianceEstimated());
+  const double trueMean = SumOf(v.variance) / n;
+  EXPECT_NEAR(gd->GetMeanVariance() / trueMean, 1.0, 0.15);
+  EXPECT_NEAR(gd->GetTargetResidualUsed(), std::sqrt(gd->GetMeanVariance() * n), 1e-6 * gd->GetTargetResidualUsed());
+  std::ostringstream print;
+  gd->Print(print);
+  EXPECT_NE(print.str().find("Method: GradientDescent"), std::string::npos) << print.str();
+  EXPECT_NE(print.str().find("TargetResidualUsed"), std::string::npos);
+}
+
+TEST(StatisticalTVImageFilter, GradientDescentRefusesBadParameters)
+{
+  const Volume v = MakeVolume(16);
+  const auto expectFailure = [&v](const std::function<void(GDFilter *)> & configure, const std::string & expected)
+  {
+    auto filter = GDFilter::New();
+    filter->SetInput(v.noisy);
+    filter->SetMethod(Method::AdaptiveWeightedGradientDescent);
+    configure(filter);
+    try
+    {
+      filter->Update();
+      ADD_FAILURE() << "accepted; expected an error containing '" << expected << "'";
+    }
+    catch (const itk::ExceptionObject & e)
+    {
+      EXPECT_NE(std::string(e.GetDescription()).find(expected), std::string::npos) << e.GetDescription();
+    }
+    EXPECT_EQ(filter->GetOutput()->GetBufferPointer(), nullptr); // no partial output
+  };
+  expectFailure([](GDFilter * f) { f->SetStepLength(0.0); }, "step length");
+  expectFailure([](GDFilter * f) { f->SetStepLength(std::nan("")); }, "step length");
+  expectFailure([](GDFilter * f) { f->SetDelta(-1.0); }, "delta");
+  expectFailure([](GDFilter * f) { f->SetTargetResidual(-2.0); }, "target residual");
+  expectFailure(
+    [](GDFilter * f)
+    {
+      f->SetTargetResidual(2.0);
+      f->StopAtDiscrepancyOn();
+    },
+    "choose one");
+  expectFailure([](GDFilter * f) { f->AutomaticLambdaOn(); }, "StopAtDiscrepancy");
+  expectFailure([](GDFilter * f) { f->SetDiscrepancyFactor(0.0); }, "discrepancy factor");
 }

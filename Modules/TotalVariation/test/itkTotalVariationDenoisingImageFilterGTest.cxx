@@ -108,6 +108,34 @@ TEST(TotalVariationFilter, CPUAndOpenCLAgreeThroughTheFilter)
   EXPECT_LE(gpur::MaxAbsDifference(cpu.data(), ocl.data(), cpu.size()), 1e-4);
 }
 
+TEST(TotalVariationFilter, DeviceMemoryLimitStreamsWithTheSameResult)
+{
+  auto input = MakeNoisyImage<Image3F>(40); // 45 x 40 x 40
+  auto run = [&](itk::SizeValueType limit)
+  {
+    auto filter = itk::TotalVariationDenoisingImageFilter<Image3F>::New();
+    filter->SetInput(input);
+    filter->SetBackend(gpur::Backend::OpenCL);
+    filter->SetMaximumNumberOfIterations(20);
+    filter->SetGapTolerance(0.0);
+    filter->SetExchangeInterval(2); // halos of 3 slices: regions of 8 fit the limit
+    filter->SetDeviceMemoryLimit(limit);
+    filter->Update();
+    return std::make_pair(Pixels(filter->GetOutput()), filter->GetStreamRegions());
+  };
+  const auto inMemory = run(0);
+  const auto streamed = run(1200 * 1024); // the state of ACP needs 1.7 MB, 43 KB per slice
+  EXPECT_EQ(inMemory.second, 0u);
+  EXPECT_GE(streamed.second, 4u);
+  EXPECT_EQ(streamed.first, inMemory.first);
+
+  auto filter = itk::TotalVariationDenoisingImageFilter<Image3F>::New();
+  filter->SetInput(input);
+  filter->SetBackend(gpur::Backend::OpenCL);
+  filter->SetDeviceMemoryLimit(64 * 1024); // less than two padded regions
+  EXPECT_THROW(filter->Update(), itk::ExceptionObject);
+}
+
 TEST(TotalVariationFilter, UsesThePhysicalSpacing)
 {
   // Same pixels, spacing doubled along every axis: equivalent to halving lambda's

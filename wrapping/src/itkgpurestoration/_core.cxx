@@ -1,10 +1,14 @@
 // pybind11 module itkgpurestoration._core: the thin layer between NumPy arrays
-// and the ITK-free engine gpur::DenoiseTV. Argument checking that needs Python
-// types (SimpleITK/itk images, dtype policy) lives in the Python package.
+// and the ITK-free engines (gpur::DenoiseTV, gpur::DenoiseStatisticalTV,
+// gpur::DenoiseStatisticalTVGD) and the CT phantom generator. Argument checking
+// that needs Python types (SimpleITK/itk images, dtype policy) lives in the
+// Python package.
+#include "gpurCTPhantom.h"
 #include "gpurDevice.h"
 #include "gpurError.h"
 #include "gpurExecution.h"
 #include "gpurGrid.h"
+#include "gpurStatisticalTV.h"
 #include "gpurTVDenoiser.h"
 
 #include <pybind11/numpy.h>
@@ -13,6 +17,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +41,7 @@ ReportToDict(const gpur::TVReport & report)
   d["dual"] = report.dual;
   d["seconds"] = report.seconds;
   d["gap_history"] = report.gapHistory;
+  d["stream_regions"] = report.streamRegions;
   return d;
 }
 
@@ -73,39 +79,26 @@ Parameters(double lambda, const std::string & algorithm)
 }
 
 gpur::ExecutionOptions
-Execution(const std::string & backend, const std::string & device)
+Execution(const std::string & backend, const std::string & device, std::uint64_t deviceMemoryLimit = 0)
 {
   gpur::ExecutionOptions execution;
   execution.backend = gpur::ParseBackend(backend);
   execution.device = device;
+  execution.deviceMemoryLimit = deviceMemoryLimit;
   return execution;
 }
 
-// f must already be C-contiguous with the right dtype (the Python layer makes
-// sure, copying only when needed); noconvert() below forbids a silent copy here.
-// spacing is in array-axis order ((z,) y, x), like the array's shape.
-template<typename Real>
-py::tuple
-DenoiseTV(py::array_t<Real, py::array::c_style> f,
-          const std::vector<double> & spacing,
-          double lambda,
-          const std::string & algorithm,
-          unsigned maxIterations,
-          double tolerance,
-          const std::string & backend,
-          const std::string & device,
-          const py::object & progress)
+/**
+ * Runs solve(callback) without the GIL, with `progress` (None or a Python
+ * callable) as the engine's iteration callback; the callback takes the GIL back
+ * for each call. A Python exception raised by the callback is kept and
+ * re-raised after the engine has unwound (through gpur::Aborted), so it reaches
+ * the caller as is.
+ */
+template<typename Solve>
+void
+SolveWithProgress(const py::object & progress, const Solve & solve)
 {
-  const std::size_t ndim = static_cast<std::size_t>(f.ndim());
-  const gpur::Grid grid = GridOf(f.shape(), ndim, spacing);
-  gpur::TVParameters parameters = Parameters(lambda, algorithm);
-  parameters.maxIterations = maxIterations;
-  parameters.gapTolerance = tolerance;
-  const gpur::ExecutionOptions execution = Execution(backend, device);
-
-  // The solve runs without the GIL; the callback takes it back for each call.
-  // A Python exception raised by the callback is kept and re-raised after the
-  // engine has unwound (through gpur::Aborted), so it reaches the caller as is.
   std::exception_ptr callbackError;
   gpur::IterationCallback callback;
   if (!progress.is_none())
@@ -126,16 +119,11 @@ DenoiseTV(py::array_t<Real, py::array::c_style> f,
       }
     };
   }
-
-  py::array_t<Real> u(std::vector<py::ssize_t>(f.shape(), f.shape() + ndim));
-  const Real * in = f.data();
-  Real * out = u.mutable_data();
-  gpur::TVReport report;
   {
     py::gil_scoped_release release;
     try
     {
-      report = gpur::DenoiseTV<Real>(in, out, grid, parameters, execution, callback);
+      solve(callback);
     }
     catch (const gpur::Aborted &)
     {
@@ -149,7 +137,215 @@ DenoiseTV(py::array_t<Real, py::array::c_style> f,
   {
     std::rethrow_exception(callbackError);
   }
+}
+
+/** An output array of f's shape. */
+template<typename Real>
+py::array_t<Real>
+LikeArray(const py::array_t<Real, py::array::c_style> & f)
+{
+  return py::array_t<Real>(std::vector<py::ssize_t>(f.shape(), f.shape() + f.ndim()));
+}
+
+// f must already be C-contiguous with the right dtype (the Python layer makes
+// sure, copying only when needed); noconvert() below forbids a silent copy here.
+// spacing is in array-axis order ((z,) y, x), like the array's shape.
+template<typename Real>
+py::tuple
+DenoiseTV(py::array_t<Real, py::array::c_style> f,
+          const std::vector<double> & spacing,
+          double lambda,
+          const std::string & algorithm,
+          unsigned maxIterations,
+          double tolerance,
+          const std::string & backend,
+          const std::string & device,
+          std::uint64_t deviceMemoryLimit,
+          const py::object & progress)
+{
+  const gpur::Grid grid = GridOf(f.shape(), static_cast<std::size_t>(f.ndim()), spacing);
+  gpur::TVParameters parameters = Parameters(lambda, algorithm);
+  parameters.maxIterations = maxIterations;
+  parameters.gapTolerance = tolerance;
+  const gpur::ExecutionOptions execution = Execution(backend, device, deviceMemoryLimit);
+  py::array_t<Real> u = LikeArray(f);
+  const Real * in = f.data();
+  Real * out = u.mutable_data();
+  gpur::TVReport report;
+  SolveWithProgress(progress,
+                    [&](const gpur::IterationCallback & callback)
+                    { report = gpur::DenoiseTV<Real>(in, out, grid, parameters, execution, callback); });
   return py::make_tuple(u, ReportToDict(report));
+}
+
+/** The variance's data (null for None); it must have f's shape (dtype and layout: noconvert at the binding). */
+template<typename Real>
+const Real *
+VarianceData(const std::optional<py::array_t<Real, py::array::c_style>> & variance,
+             const py::array_t<Real, py::array::c_style> & f)
+{
+  if (!variance)
+  {
+    return nullptr;
+  }
+  if (variance->ndim() != f.ndim() || !std::equal(f.shape(), f.shape() + f.ndim(), variance->shape()))
+  {
+    throw gpur::InvalidArgument("the variance must have the image's shape");
+  }
+  return variance->data();
+}
+
+/** Primal-dual statistical TV (S-PDU, weighted CP): gpur::DenoiseStatisticalTV. lambda None: automatic. */
+template<typename Real>
+py::tuple
+DenoiseStatisticalTV(py::array_t<Real, py::array::c_style> f,
+                     const std::optional<py::array_t<Real, py::array::c_style>> & variance,
+                     const std::vector<double> & spacing,
+                     std::optional<double> lambda,
+                     const std::string & algorithm,
+                     double weightExponent,
+                     double discrepancyFactor,
+                     unsigned maxIterations,
+                     double tolerance,
+                     const std::string & backend,
+                     const std::string & device,
+                     std::uint64_t deviceMemoryLimit,
+                     const py::object & progress)
+{
+  const gpur::Grid grid = GridOf(f.shape(), static_cast<std::size_t>(f.ndim()), spacing);
+  gpur::StatisticalTVParameters parameters;
+  parameters.tv.algorithm = gpur::ParseTVAlgorithm(algorithm);
+  if (lambda)
+  {
+    parameters.tv.lambda = *lambda;
+  }
+  parameters.automaticLambda = !lambda; // the engine's default lambda is the first guess
+  parameters.tv.maxIterations = maxIterations;
+  parameters.tv.gapTolerance = tolerance;
+  parameters.weightExponent = weightExponent;
+  parameters.discrepancyFactor = discrepancyFactor;
+  const gpur::ExecutionOptions execution = Execution(backend, device, deviceMemoryLimit);
+  const Real * var = VarianceData(variance, f);
+  py::array_t<Real> u = LikeArray(f);
+  const Real * in = f.data();
+  Real * out = u.mutable_data();
+  gpur::StatisticalTVReport report;
+  SolveWithProgress(progress,
+                    [&](const gpur::IterationCallback & callback) {
+                      report = gpur::DenoiseStatisticalTV<Real>(in, var, out, grid, parameters, execution, callback);
+                    });
+  py::dict d = ReportToDict(report.tv);
+  d["method"] = algorithm;
+  d["lam"] = report.lambda;
+  d["automatic_lam"] = parameters.automaticLambda;
+  d["discrepancy"] = report.discrepancy;
+  d["variance_estimated"] = report.varianceEstimated;
+  d["mean_variance"] = report.meanVariance;
+  d["solves"] = report.solves;
+  d["lam_history"] = report.lambdaHistory;
+  return py::make_tuple(u, d);
+}
+
+/**
+ * TV gradient descent (variant "tv" or "awtv"): gpur::DenoiseStatisticalTVGD.
+ * targetResidual None: stop at the discrepancy target; 0: run maxIterations.
+ */
+template<typename Real>
+py::tuple
+DenoiseStatisticalTVGD(py::array_t<Real, py::array::c_style> f,
+                       const std::optional<py::array_t<Real, py::array::c_style>> & variance,
+                       const std::vector<double> & spacing,
+                       const std::string & variant,
+                       double step,
+                       const std::string & stepUnit,
+                       double delta,
+                       unsigned maxIterations,
+                       std::optional<double> targetResidual,
+                       double discrepancyFactor,
+                       const std::string & backend,
+                       const std::string & device,
+                       const py::object & progress)
+{
+  const gpur::Grid grid = GridOf(f.shape(), static_cast<std::size_t>(f.ndim()), spacing);
+  gpur::StatisticalTVGDParameters parameters;
+  parameters.gd.variant = gpur::ParseTVGDVariant(variant);
+  parameters.gd.lambda = step;
+  parameters.gd.stepUnit = gpur::ParseTVGDStepUnit(stepUnit);
+  parameters.gd.delta = delta;
+  parameters.gd.iterations = maxIterations;
+  parameters.gd.targetResidual = targetResidual.value_or(0.0);
+  parameters.stopAtDiscrepancy = !targetResidual;
+  parameters.discrepancyFactor = discrepancyFactor;
+  const gpur::ExecutionOptions execution = Execution(backend, device);
+  const Real * var = VarianceData(variance, f);
+  py::array_t<Real> u = LikeArray(f);
+  const Real * in = f.data();
+  Real * out = u.mutable_data();
+  gpur::StatisticalTVGDReport report;
+  SolveWithProgress(progress,
+                    [&](const gpur::IterationCallback & callback) {
+                      report = gpur::DenoiseStatisticalTVGD<Real>(in, var, out, grid, parameters, execution, callback);
+                    });
+  py::dict d;
+  const bool opencl = report.gd.backend.backend == gpur::Backend::OpenCL;
+  d["backend"] = opencl ? "OpenCL" : "CPU";
+  d["device"] = opencl ? report.gd.backend.device.name : std::string();
+  d["description"] = report.gd.backend.Describe();
+  d["method"] = parameters.gd.variant == gpur::TVGDVariant::TV ? "tvgd" : "awtv";
+  d["iterations"] = report.gd.iterations;
+  d["seconds"] = report.gd.seconds;
+  d["step_length"] = report.gd.stepLength;
+  d["residual"] = report.gd.residual;
+  d["gradient_norm"] = report.gd.gradientNorm;
+  d["target_residual"] = report.targetResidual;
+  d["target_reached"] = report.gd.targetReached;
+  d["stationary"] = report.gd.stationary;
+  d["discrepancy"] = report.discrepancy;
+  d["variance_estimated"] = report.varianceEstimated;
+  d["mean_variance"] = report.meanVariance;
+  return py::make_tuple(u, d);
+}
+
+/** gpur::MakeCTPhantom on a unit-spacing grid of NumPy shape (y, x) or (z, y, x): truth, noisy FBP, variance. */
+py::tuple
+MakeCTPhantom(const std::vector<py::ssize_t> & shape,
+              const std::string & phantom,
+              double photonsPerRay,
+              double electronicNoise,
+              std::uint64_t seed)
+{
+  if (shape.size() != 2 && shape.size() != 3)
+  {
+    throw gpur::InvalidArgument("shape must have 2 or 3 values, got " + std::to_string(shape.size()));
+  }
+  if (std::any_of(shape.begin(), shape.end(), [](py::ssize_t n) { return n < 1; }))
+  {
+    throw gpur::InvalidArgument("every size of shape must be >= 1");
+  }
+  gpur::CTPhantomShape kind;
+  if (phantom == "shepp-logan")
+    kind = gpur::CTPhantomShape::SheppLogan;
+  else if (phantom == "machined-part")
+    kind = gpur::CTPhantomShape::MachinedPart;
+  else
+    throw gpur::InvalidArgument("unknown phantom '" + phantom + "' (allowed: shepp-logan, machined-part)");
+  const gpur::Grid grid = GridOf(shape.data(), shape.size(), std::vector<double>(shape.size(), 1.0));
+  gpur::CTScanParameters parameters;
+  parameters.photonsPerRay = photonsPerRay;
+  parameters.electronicNoise = electronicNoise;
+  parameters.seed = seed;
+  gpur::CTSimulation simulation;
+  {
+    py::gil_scoped_release release;
+    simulation = gpur::MakeCTPhantom(grid, kind, parameters);
+  }
+  const auto array = [&shape](const std::vector<float> & values)
+  {
+    py::array_t<float> a(shape);
+    std::copy(values.begin(), values.end(), a.mutable_data());
+    return a;
+  };
+  return py::make_tuple(array(simulation.truth), array(simulation.noisy), array(simulation.variance));
 }
 
 /**
@@ -236,6 +432,37 @@ DefineEngine(py::module_ & m, const std::string & suffix)
         py::arg("tolerance"),
         py::arg("backend"),
         py::arg("device"),
+        py::arg("device_memory_limit"),
+        py::arg("progress"));
+  m.def(("denoise_statistical_tv_" + suffix).c_str(),
+        &DenoiseStatisticalTV<Real>,
+        py::arg("f").noconvert(),
+        py::arg("variance").noconvert(),
+        py::arg("spacing"),
+        py::arg("lam"),
+        py::arg("algorithm"),
+        py::arg("weight_exponent"),
+        py::arg("discrepancy_factor"),
+        py::arg("max_iterations"),
+        py::arg("tolerance"),
+        py::arg("backend"),
+        py::arg("device"),
+        py::arg("device_memory_limit"),
+        py::arg("progress"));
+  m.def(("denoise_statistical_tvgd_" + suffix).c_str(),
+        &DenoiseStatisticalTVGD<Real>,
+        py::arg("f").noconvert(),
+        py::arg("variance").noconvert(),
+        py::arg("spacing"),
+        py::arg("variant"),
+        py::arg("step"),
+        py::arg("step_unit"),
+        py::arg("delta"),
+        py::arg("max_iterations"),
+        py::arg("target_residual"),
+        py::arg("discrepancy_factor"),
+        py::arg("backend"),
+        py::arg("device"),
         py::arg("progress"));
   m.def(("continue_tv_" + suffix).c_str(),
         &ContinueTV<Real>,
@@ -285,4 +512,12 @@ PYBIND11_MODULE(_core, m)
   DefineEngine<float>(m, "float32");
   DefineEngine<double>(m, "float64");
   m.def("list_devices", &ListDevices, "Every OpenCL device, as dicts");
+  m.def("make_ct_phantom",
+        &MakeCTPhantom,
+        py::arg("shape"),
+        py::arg("phantom"),
+        py::arg("photons_per_ray"),
+        py::arg("electronic_noise"),
+        py::arg("seed"),
+        "(truth, noisy, variance) float32 arrays of a simulated CT scan");
 }

@@ -16,7 +16,7 @@ def lam_from_skimage_weight(weight):
     isotropic TV, Neumann boundary), which is our model
     (lam / 2) ||u - f||^2 + TV(u) with lam = 1 / weight.
     """
-    weight = _positive_finite(weight, "weight")
+    weight = positive_finite(weight, "weight")
     return 1.0 / weight
 
 
@@ -24,16 +24,25 @@ def resolve_lam(weight, lam):
     """lam from exactly one of scikit-image's weight and our lam."""
     if (weight is None) == (lam is None):
         raise ValueError("give exactly one of weight (scikit-image convention) and lam")
-    return lam_from_skimage_weight(weight) if weight is not None else _positive_finite(lam, "lam")
+    return lam_from_skimage_weight(weight) if weight is not None else positive_finite(lam, "lam")
+
+
+def _integer_in(value, name, low, high, allowed):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    if not low <= value <= high:
+        raise ValueError(f"{name} must be {allowed}, got {value}")
+    return int(value)
 
 
 def positive_int(value, name):
     """value as an int in [1, 2**32 - 1] (the engine's unsigned), else ValueError."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
-    if not 1 <= value <= 2**32 - 1:
-        raise ValueError(f"{name} must be >= 1, got {value}")
-    return int(value)
+    return _integer_in(value, name, 1, 2**32 - 1, ">= 1")
+
+
+def non_negative_int(value, name):
+    """value as an int in [0, 2**64 - 1] (a byte count), else ValueError."""
+    return _integer_in(value, name, 0, 2**64 - 1, "between 0 and 2**64 - 1")
 
 
 def compute_dtype(dtype):
@@ -44,7 +53,36 @@ def compute_dtype(dtype):
     return dtype if dtype in (np.float32, np.float64) else np.dtype(np.float32)
 
 
-def _positive_finite(value, name):
+def prepare_image(image, spacing):
+    """(C-contiguous array in its compute dtype, spacing tuple, restore function) of a 2D/3D image.
+
+    spacing: in array-axis order, or None for the image's own (1 for arrays).
+    """
+    array, image_spacing, restore = to_array(image)
+    array = np.asarray(array)
+    if array.ndim not in (2, 3):
+        raise ValueError(f"image must be 2D or 3D, got {array.ndim} dimensions (shape {array.shape})")
+    dtype = compute_dtype(array.dtype)
+    # No copy when the array is already C-contiguous with that dtype.
+    array = np.ascontiguousarray(array, dtype=dtype)
+
+    if spacing is None:
+        spacing = image_spacing if image_spacing is not None else (1.0,) * array.ndim
+    spacing = tuple(float(s) for s in spacing)
+    if len(spacing) != array.ndim:
+        raise ValueError(f"spacing needs {array.ndim} values, got {len(spacing)}")
+    return array, spacing, restore
+
+
+def callable_or_none(progress):
+    """progress itself, or ValueError when it is neither None nor callable."""
+    if progress is not None and not callable(progress):
+        raise ValueError("progress must be callable or None")
+    return progress
+
+
+def positive_finite(value, name):
+    """value as a float, finite and > 0, else ValueError."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be a number, got {value!r}")
     value = float(value)
@@ -64,6 +102,7 @@ def denoise_tv(
     tolerance=1e-4,
     backend="auto",
     device="",
+    device_memory_limit=0,
     progress=None,
     return_report=False,
 ):
@@ -97,13 +136,19 @@ def denoise_tv(
         OpenCL device selection: "" (default: $ITKGPUR_DEVICE, else the first
         GPU, else the first device), "gpu", "cpu", an index of list_devices(),
         or part of the device name.
+    device_memory_limit : int >= 0
+        Bytes of memory the run may use on each OpenCL device (0: 90 % of the
+        device). A 3D volume whose state does not fit streams through host
+        memory in z-regions with the same result; the report's
+        ``stream_regions`` tells how many (0: it fit).
     progress : callable(done, maximum), optional
         Called after every iteration, with the GIL held. Returning False (any
         falsy value except None) aborts the solve with ``itkgpurestoration.Aborted``
         (a RuntimeError); an exception it raises is propagated unchanged.
     return_report : bool
         Also return a dict: backend ("CPU"/"OpenCL"), device, description,
-        iterations, converged, relative_gap, primal, dual, seconds, gap_history.
+        iterations, converged, relative_gap, primal, dual, seconds, gap_history,
+        stream_regions.
 
     Returns
     -------
@@ -118,24 +163,10 @@ def denoise_tv(
     """
     lam = resolve_lam(weight, lam)
     max_iterations = positive_int(max_iterations, "max_iterations")
-    if progress is not None and not callable(progress):
-        raise ValueError("progress must be callable or None")
+    progress = callable_or_none(progress)
+    array, spacing, restore = prepare_image(image, spacing)
 
-    array, image_spacing, restore = to_array(image)
-    array = np.asarray(array)
-    if array.ndim not in (2, 3):
-        raise ValueError(f"image must be 2D or 3D, got {array.ndim} dimensions (shape {array.shape})")
-    dtype = compute_dtype(array.dtype)
-    # No copy when the array is already C-contiguous with that dtype.
-    array = np.ascontiguousarray(array, dtype=dtype)
-
-    if spacing is None:
-        spacing = image_spacing if image_spacing is not None else (1.0,) * array.ndim
-    spacing = tuple(float(s) for s in spacing)
-    if len(spacing) != array.ndim:
-        raise ValueError(f"spacing needs {array.ndim} values, got {len(spacing)}")
-
-    solve = _core.denoise_tv_float32 if dtype == np.float32 else _core.denoise_tv_float64
+    solve = _core.denoise_tv_float32 if array.dtype == np.float32 else _core.denoise_tv_float64
     result, report = solve(
         array,
         list(spacing),
@@ -145,6 +176,7 @@ def denoise_tv(
         float(tolerance),
         str(backend),
         str(device),
+        non_negative_int(device_memory_limit, "device_memory_limit"),
         progress,
     )
     out = restore(result)

@@ -1,0 +1,116 @@
+// Pieces shared by the benchmark programs (tv_bench, statistical_tv_bench):
+// where runs happen and the copy bandwidth of each place, the t(2N) - t(N)
+// iteration timing, and table/JSON formatting. ITK-free.
+#ifndef gpurBench_h
+#define gpurBench_h
+
+#include "gpurDevice.h"
+#include "gpurExecution.h"
+
+#include <cstdint>
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace gpur
+{
+namespace bench
+{
+
+/** Upper limit of the iteration counts the benchmarks time. */
+constexpr unsigned kMaxIterations = 1u << 16;
+/** Bytes of a copy-bandwidth measurement: large enough to defeat every cache. */
+constexpr std::uint64_t kCopyBytes = 256u << 20;
+/** For smoke tests (--quick), where the bandwidth only has to be measured, not accurate. */
+constexpr std::uint64_t kQuickCopyBytes = 16u << 20;
+
+/** Copy bandwidth of one target: 2 x bytes (read + write) per copy. */
+struct Bandwidth
+{
+  std::uint64_t bytes = 0; // copied per repeat (summed over the devices of a multi-device target)
+  double gbps = 0;         // best of: profiling events for one device, wall time otherwise
+  double wallGbps = 0;
+  std::string method;
+};
+
+/** Where a run happens: the CPU reference, one OpenCL device, or several devices together. */
+struct Target
+{
+  std::string name;
+  gpur::ExecutionOptions execution;
+  std::vector<gpur::DeviceInfo> devices; ///< empty for the CPU reference
+  Bandwidth copy;
+};
+
+/** Threads of the CPU reference (what MakeThreadParallelFor() uses). */
+unsigned
+HardwareThreads();
+
+/**
+ * The devices of a benchmark's --devices option: every OpenCL device when
+ * empty, none for "none", else SelectDevices(selection).
+ */
+std::vector<gpur::DeviceInfo>
+BenchDevices(const std::string & selection);
+
+/** The CPU reference on all threads, with the host memcpy bandwidth (copies of copyBytes; 0: not measured). */
+Target
+CPUTarget(std::uint64_t copyBytes = kCopyBytes);
+
+/**
+ * One OpenCL device, or several used together (the engines split a volume into
+ * z-slabs); the copy bandwidth is measured on all of them at once (0: not measured).
+ */
+Target
+DeviceTarget(const std::vector<gpur::DeviceInfo> & devices, std::uint64_t copyBytes = kCopyBytes);
+
+/** Wall time of one timed run of `iterations` iterations, from start-up to result. */
+using RunSeconds = std::function<double(unsigned iterations)>;
+
+struct IterationTiming
+{
+  unsigned iterations = 0;        ///< N of the t(2N) - t(N) difference
+  double secondsPerIteration = 0; ///< (t(2N) - t(N)) / N
+  double fixedSeconds = 0;        ///< t(N) - N * secondsPerIteration: set-up, upload, download (>= 0)
+};
+
+/**
+ * Per-iteration time of a solver. A run's time includes allocation, upload and
+ * download, which cost the same for N and 2N iterations, so t(2N) - t(N) is the
+ * time of N iterations alone. After an untimed warm-up (program build, first
+ * allocations, thread start-up), N starts at `start` and, unless `fixed` > 0
+ * sets it, doubles until the difference reaches minSeconds, so that fast
+ * devices are timed over enough work to hide noise and launch jitter.
+ * Throws gpur::Error when 2N iterations were not slower than N.
+ */
+IterationTiming
+TimeIterations(const RunSeconds & run, unsigned start, unsigned fixed, double minSeconds, const std::string & what);
+
+std::vector<std::string>
+SplitCommas(const std::string & text);
+
+/** value with `digits` decimals (fixed or scientific notation). */
+std::string
+Format(double value, int digits, bool scientific = false);
+
+/** text as a JSON string literal. */
+std::string
+JsonString(const std::string & text);
+
+/** The "devices" (every OpenCL device) and "backends" (targets with their copy bandwidth) JSON members. */
+void
+WriteTargetsJson(std::ostream & out, const std::vector<Target> & targets);
+
+/**
+ * Prints rows (rows[0] is the header) as aligned columns: the first
+ * `leftColumns` columns left-aligned, the others right-aligned. A row shorter
+ * than the header ends in a note (e.g. why it was skipped), printed as it is.
+ */
+void
+PrintTable(std::ostream & out, const std::vector<std::vector<std::string>> & rows, std::size_t leftColumns);
+
+} // namespace bench
+} // namespace gpur
+
+#endif

@@ -1,0 +1,170 @@
+"""denoise_statistical_tv: the Python front end of statistical TV for CT.
+
+Two engines: gpur::DenoiseStatisticalTV (the noise-weighted ROF model solved by
+S-PDU or weighted Chambolle-Pock, lambda by the discrepancy principle) and
+gpur::DenoiseStatisticalTVGD (TV gradient descent and AW-TV, stopped at the
+discrepancy target).
+"""
+
+import math
+import numbers
+
+import numpy as np
+
+from . import _core
+from ._denoise import callable_or_none, non_negative_int, positive_finite, positive_int, prepare_image
+from ._images import check_same_grid
+
+PRIMAL_DUAL_METHODS = ("pdu", "cp", "accelerated")
+# Python name -> the engine's TV-GD variant.
+GRADIENT_DESCENT_METHODS = {"tvgd": "tv", "awtv": "awtv"}
+DEFAULT_STEP = 0.004  # RMS change per voxel: the thesis' lambda = 2 on 64^3 (noise sigma 0.1)
+DEFAULT_DELTA = 0.1
+
+
+def _finite_at_least_zero(value, name):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    value = float(value)
+    if not math.isfinite(value) or value < 0.0:
+        raise ValueError(f"{name} must be finite and >= 0, got {value!r}")
+    return value
+
+
+def _refuse(method, given, allowed_for):
+    """ValueError naming the first parameter in `given` (name -> value) that is not None."""
+    for name, value in given.items():
+        if value is not None:
+            raise ValueError(f"{name} applies to method {allowed_for} only, not to method {method!r}")
+
+
+def denoise_statistical_tv(
+    image,
+    variance=None,
+    *,
+    lam=None,
+    method="pdu",
+    weight_exponent=None,
+    discrepancy_factor=1.0,
+    max_iterations=500,
+    tolerance=None,
+    step=None,
+    step_unit=None,
+    delta=None,
+    target_residual=None,
+    spacing=None,
+    backend="auto",
+    device="",
+    device_memory_limit=0,
+    progress=None,
+    return_report=False,
+):
+    """Statistical (noise-weighted) TV denoising of a CT image, or TV gradient descent.
+
+    Primal-dual methods ("pdu", the thesis' S-PDU; "cp"; "accelerated") solve
+    ``min_u (lam/2) sum_i (u_i - f_i)^2 / w_i + TV(u)`` with
+    ``w = var^weight_exponent / mean(var^weight_exponent)``: noisier voxels are
+    smoothed more. Gradient-descent methods ("tvgd": the thesis' TV-GD; "awtv":
+    adaptive-weighted TV) take steps of length ``step`` along the normalised
+    negative TV gradient from u = f and stop when ``||u - f||`` reaches a target.
+
+    Parameters
+    ----------
+    image : numpy.ndarray, SimpleITK.Image or itk.Image
+        2D or 3D scalar image (axes and dtypes as for ``denoise_tv``).
+    variance : same kind as image, optional
+        Per-voxel noise variance (finite, > 0) on the image's grid (same shape;
+        for SimpleITK/itk images also the same spacing, origin and direction).
+        None: estimated from the image (when the method needs it).
+    lam : float, optional
+        Primal-dual methods: the fidelity weight. None (default): chosen by the
+        discrepancy principle, ``sum (u - f)^2 / var = discrepancy_factor * N``.
+    method : {"pdu", "cp", "accelerated", "tvgd", "awtv"}
+    weight_exponent : float >= 0, optional
+        Primal-dual methods: gamma of the weights (default 1; 0 is plain TV).
+    discrepancy_factor : float > 0
+        Target of the mean normalised residual (both kinds of method).
+    max_iterations : int >= 1
+        Per solve (primal-dual) or in all (gradient descent).
+    tolerance : float >= 0, optional
+        Primal-dual methods: relative primal-dual gap at which a solve stops (default 1e-4).
+    step : float > 0, optional
+        Gradient descent: the step length (default 0.004 in the "rms" unit; about
+        sigma / 25 reaches the discrepancy target in 25-40 iterations).
+    step_unit : {"rms", "l2"}, optional
+        Gradient descent: "rms" (default) is the root-mean-square change per voxel,
+        "l2" the thesis' lambda (the step in the global L2 norm).
+    delta : float > 0, optional
+        "awtv": the weight scale (default 0.1, in intensity / length): differences
+        much larger than delta are kept as edges.
+    target_residual : float >= 0, optional
+        Gradient descent: None (default) stops at ``||u - f||^2 =
+        discrepancy_factor * sum(var)``; > 0 at ``||u - f|| = target_residual``
+        (e.g. the residual of a primal-dual run); 0 runs all max_iterations.
+    spacing, backend, device, device_memory_limit, progress
+        As for ``denoise_tv`` (the memory limit applies to the primal-dual
+        methods; gradient descent keeps its volume on the device). progress
+        restarts for every lambda of the automatic search.
+    return_report : bool
+        Also return a dict. Always: method, backend, device, description,
+        iterations, seconds, discrepancy, variance_estimated, mean_variance.
+        Primal-dual: lam, automatic_lam, solves, lam_history [(lam, discrepancy)],
+        and denoise_tv's converged, relative_gap, primal, dual, gap_history (of
+        the last solve). Gradient descent: step_length (L2), residual
+        (``||u - f||``), gradient_norm, target_residual, target_reached, stationary.
+        discrepancy is ``sum (u - f)^2 / var / N`` for primal-dual methods and
+        ``||u - f||^2 / sum(var)`` for gradient descent (0 without a variance).
+
+    Returns
+    -------
+    The denoised image, of the same kind as ``image`` with its metadata, or
+    ``(image, report)`` when return_report is True.
+
+    Raises
+    ------
+    ValueError for bad parameters or input (including a variance of another
+    kind or grid, and parameters of the other kind of method), RuntimeError for
+    device failures or an automatic lambda that does not converge.
+    """
+    if method not in PRIMAL_DUAL_METHODS and method not in GRADIENT_DESCENT_METHODS:
+        allowed = ", ".join(PRIMAL_DUAL_METHODS + tuple(GRADIENT_DESCENT_METHODS))
+        raise ValueError(f"method must be one of {allowed}, got {method!r}")
+    discrepancy_factor = positive_finite(discrepancy_factor, "discrepancy_factor")
+    max_iterations = positive_int(max_iterations, "max_iterations")
+    progress = callable_or_none(progress)
+    array, spacing, restore = prepare_image(image, spacing)
+    variance_array = None
+    if variance is not None:
+        check_same_grid(image, variance, "variance")
+        variance_array, _, _ = prepare_image(variance, spacing)
+        variance_array = np.ascontiguousarray(variance_array, dtype=array.dtype)
+    suffix = "float32" if array.dtype == np.float32 else "float64"
+
+    if method in PRIMAL_DUAL_METHODS:
+        _refuse(method, {"step": step, "step_unit": step_unit, "delta": delta, "target_residual": target_residual},
+                "'tvgd' or 'awtv'")
+        lam = None if lam is None else positive_finite(lam, "lam")
+        weight_exponent = 1.0 if weight_exponent is None else _finite_at_least_zero(weight_exponent, "weight_exponent")
+        tolerance = 1e-4 if tolerance is None else _finite_at_least_zero(tolerance, "tolerance")
+        solve = getattr(_core, "denoise_statistical_tv_" + suffix)
+        result, report = solve(array, variance_array, list(spacing), lam, method, weight_exponent,
+                               discrepancy_factor, max_iterations, tolerance, str(backend), str(device),
+                               non_negative_int(device_memory_limit, "device_memory_limit"), progress)
+    else:
+        primal_dual = "'pdu', 'cp' or 'accelerated'"
+        _refuse(method, {"lam": lam, "weight_exponent": weight_exponent, "tolerance": tolerance}, primal_dual)
+        if method == "tvgd":
+            _refuse(method, {"delta": delta}, "'awtv'")
+        step = DEFAULT_STEP if step is None else positive_finite(step, "step")
+        step_unit = "rms" if step_unit is None else step_unit
+        if step_unit not in ("rms", "l2"):
+            raise ValueError(f"step_unit must be 'rms' or 'l2', got {step_unit!r}")
+        delta = DEFAULT_DELTA if delta is None else positive_finite(delta, "delta")
+        if target_residual is not None:
+            target_residual = _finite_at_least_zero(target_residual, "target_residual")
+        solve = getattr(_core, "denoise_statistical_tvgd_" + suffix)
+        result, report = solve(array, variance_array, list(spacing), GRADIENT_DESCENT_METHODS[method], step,
+                               step_unit, delta, max_iterations, target_residual, discrepancy_factor, str(backend),
+                               str(device), progress)
+    out = restore(result)
+    return (out, report) if return_report else out
