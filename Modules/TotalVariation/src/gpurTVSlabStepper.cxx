@@ -41,10 +41,7 @@ public:
     for (std::size_t s = 0; s < slabs; ++s)
     {
       Slab slab;
-      slab.z0 = nz * s / slabs;
-      slab.z1 = nz * (s + 1) / slabs;
-      slab.p0 = slab.z0 > m_Halo ? slab.z0 - m_Halo : 0;
-      slab.p1 = std::min(nz, slab.z1 + m_Halo);
+      static_cast<TVZPart &>(slab) = SplitZ(nz, slabs, s, m_Halo);
       Grid sub = grid;
       sub.size[2] = slab.p1 - slab.p0;
       const std::size_t offset = slab.p0 * m_Slice;
@@ -135,10 +132,9 @@ public:
   }
 
 private:
-  struct Slab
+  /** Global interior slices [z0, z1) and the padded ones [p0, p1) its stepper holds. */
+  struct Slab : TVZPart
   {
-    std::size_t z0, z1; ///< interior slices (global)
-    std::size_t p0, p1; ///< padded slices held by the stepper (global)
     std::unique_ptr<TVStepper<Real>> stepper;
   };
 

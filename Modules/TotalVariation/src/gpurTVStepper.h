@@ -83,6 +83,25 @@ AsConst(const HostTVState<Real> & host)
   return c;
 }
 
+/** Part of a z-split: interior slices [z0, z1), padded by halo slices on both sides to [p0, p1) (clipped). */
+struct TVZPart
+{
+  std::size_t z0, z1;
+  std::size_t p0, p1;
+};
+
+/** Part `index` of `parts` near-equal z-parts of nz slices (slabs of devices, streamed regions). */
+inline TVZPart
+SplitZ(std::size_t nz, std::size_t parts, std::size_t index, std::size_t halo)
+{
+  TVZPart part;
+  part.z0 = nz * index / parts;
+  part.z1 = nz * (index + 1) / parts;
+  part.p0 = part.z0 > halo ? part.z0 - halo : 0;
+  part.p1 = std::min(nz, part.z1 + halo);
+  return part;
+}
+
 template<typename Real>
 class TVStepper
 {

@@ -105,10 +105,7 @@ public:
     for (std::size_t r = 0; r < plan.regions; ++r)
     {
       Region region;
-      region.z0 = nz * r / plan.regions;
-      region.z1 = nz * (r + 1) / plan.regions;
-      region.p0 = region.z0 > halo ? region.z0 - halo : 0;
-      region.p1 = std::min(nz, region.z1 + halo);
+      static_cast<TVZPart &>(region) = SplitZ(nz, plan.regions, r, halo);
       region.grid = grid;
       region.grid.size[2] = region.p1 - region.p0;
       region.range = MakeImageRange(region.grid, device);
@@ -223,11 +220,10 @@ public:
   }
 
 private:
-  struct Region
+  /** Interior slices [z0, z1) and the padded ones [p0, p1) sent to the device. */
+  struct Region : TVZPart
   {
-    std::size_t z0, z1; ///< interior slices
-    std::size_t p0, p1; ///< padded slices sent to the device
-    Grid grid;          ///< the padded region
+    Grid grid; ///< the padded region
     ImageRange range;
   };
   struct Op
