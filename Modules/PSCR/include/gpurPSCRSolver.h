@@ -1,0 +1,124 @@
+// PSCR, the partial solution variant of cyclic reduction (digest seed 000,
+// §4): a fast direct solver for separable block-tridiagonal systems
+//
+//   (A_y (x) M_x + M_y (x) A_x + c M_y (x) M_x) u = f          (2D)
+//   (A_z (x) M_y (x) M_x + M_z (x) A_y (x) M_x + M_z (x) M_y (x) A_x + c M_z (x) M_y (x) M_x) u = f   (3D)
+//
+// with symmetric tridiagonal factors (see gpurSeparableOperator.h for the
+// storage order), real or complex symmetric: Poisson, Helmholtz, implicit
+// diffusion steps, the denoising subproblems. Cost O(N log n) per solve in 2D
+// and O(N log n_z log n_y) in 3D.
+//
+// Plan / execute: the constructor builds the plan once (the radix-q reduction
+// sets for each size, the generalised eigenproblems of every block, their
+// eigenvector entries at the q + 1 rows PSCR reads, §4.5) and Solve() reuses
+// it for any number of right-hand sides, from several threads if wanted.
+//
+// The method: the slowest axis is reduced by radix-q PSCR with the sets
+// J_i = {multiples of q^i} (§4.4), which works for every size, not only
+// q^k - 1; each partial solution (§4.2) is a shifted problem of one dimension
+// less, (A_inner + (c + lambda) M_inner), solved recursively (3D -> 2D, §4.6)
+// down to tridiagonal systems along x (gpurTridiagonal.h).
+//
+// Singular operators (pure-Neumann Poisson, c = 0; or c = -lambda for a sum of
+// axis eigenvalues): the plan detects a (near-)zero eigenvalue of the whole
+// operator, |c + sum_d lambda_d| <= 1e-10 (|c| + sum_d max |lambda_d|), from
+// the axis eigenvalues. With a one-dimensional null space spanned by
+// e = e_z (x) e_y (x) e_x (for Neumann Poisson, the constants) it solves
+// instead of refusing, because such systems arise with right-hand sides that
+// are compatible up to rounding (gradient-domain reconstruction, pressure
+// projection): Solve() checks |e^T f| / (|e| |f|) <= compatibilityTolerance
+// (and throws InvalidArgument otherwise), removes that rounding-level component,
+// f <- f - (e^T f) M e, and returns the solution with e^T M u = 0 (the
+// M-weighted mean, i.e. the integral of u, is zero). A null space of dimension
+// >= 2 is refused in the constructor.
+#ifndef gpurPSCRSolver_h
+#define gpurPSCRSolver_h
+
+#include "gpurSeparableOperator.h"
+#include "gpurTridiagonal.h"
+
+#include <cstddef>
+#include <memory>
+
+namespace gpur
+{
+
+/** Settings of a PSCRSolver. */
+struct PSCROptions
+{
+  /** The radix q of the reduction: 4 (default, half the levels of radix 2) or 2. */
+  unsigned radix = 4;
+  /** The algorithm of the innermost tridiagonal solves along x. */
+  TridiagonalOptions tridiagonal;
+  /**
+   * Singular operators only: the largest |e^T f| / (|e| |f|) accepted (see
+   * above); 0 selects sqrt(machine epsilon) of the scalar type (1.5e-8 in
+   * double, 3.5e-4 in float); 1 accepts any f (always projects).
+   */
+  double compatibilityTolerance = 0;
+  /** The CPU's parallel loop; empty: std::thread over all cores. */
+  ParallelForFunction parallelFor;
+
+  /** Throws InvalidArgument for a radix other than 2 or 4, bad tridiagonal options or a tolerance outside [0, 1]. */
+  void
+  Validate() const;
+};
+
+template<typename Scalar>
+struct PSCRPlan;
+
+/**
+ * The PSCR solver for one separable operator with 2 or 3 axes. Scalar is
+ * float, double, std::complex<float> or std::complex<double>; the
+ * eigenproblems are solved in double (complex double) either way. Real scalars
+ * need positive-definite M_d; complex ones a diagonalisable pencil per axis
+ * (true for the Helmholtz factors).
+ */
+template<typename Scalar>
+class PSCRSolver
+{
+public:
+  /** Builds the plan; throws InvalidArgument naming what is wrong with the operator or the options. */
+  explicit PSCRSolver(const SeparableOperator<Scalar> & op, const PSCROptions & options = PSCROptions());
+
+  /**
+   * Solves A u = f. f and u hold Count() values in the storage order of
+   * gpurSeparableOperator.h and may be the same array. Throws
+   * InvalidArgument for a null pointer, a non-finite f, an incompatible f
+   * (singular operators), or when a subsystem of the reduction turns out
+   * singular (non-finite result).
+   */
+  void
+  Solve(const Scalar * f, Scalar * u) const;
+
+  unsigned
+  Dimension() const;
+  /** Size of axis d (0 = x). */
+  std::size_t
+  Size(unsigned axis) const;
+  std::size_t
+  Count() const;
+  unsigned
+  Radix() const;
+  /** Number of PSCR levels k = floor(log_q n_d) + 1 of a reduced axis (d >= 1). */
+  unsigned
+  Levels(unsigned axis) const;
+  /** True when the operator has a null vector (see above). */
+  bool
+  IsSingular() const;
+  /** Tridiagonal solves along x per right-hand side (e.g. 279 for q = 4, n_y = 63 in 2D, digest §4.3). */
+  std::size_t
+  TridiagonalSolveCount() const;
+  /** Wall time of the constructor (mostly the eigenproblems). */
+  double
+  SetupSeconds() const;
+
+private:
+  std::shared_ptr<const PSCRPlan<Scalar>> m_Plan;
+  ParallelForFunction m_ParallelFor;
+};
+
+} // namespace gpur
+
+#endif

@@ -1,0 +1,189 @@
+// Tridiagonal matrices and batched tridiagonal solvers (digest seed 000, §2):
+// Thomas, cyclic reduction (CR) for arbitrary sizes, parallel cyclic reduction
+// (PCR) and the CR -> PCR -> Thomas hybrid of [PIII] §2.4, for real and
+// complex-symmetric systems. These are the innermost solves of PSCR and BCR;
+// the OpenCL kernels follow the same three stages.
+//
+// One code path serves every algorithm: CR reduces while the system has more
+// than `crStopSize` rows, PCR then runs `pcrSteps` steps on what is left, which
+// splits it into 2^pcrSteps interleaved independent systems, and Thomas solves
+// those; CR back-substitutes at the end. Thomas is (no CR, no PCR), CR is
+// (reduce to one row), PCR is (no CR, ceil(log2 n) steps). No pivoting: the
+// systems PSCR produces are shifted versions of symmetric tridiagonal factors,
+// diagonally dominant in the Poisson case.
+#ifndef gpurTridiagonal_h
+#define gpurTridiagonal_h
+
+#include "gpurParallel.h"
+
+#include <complex>
+#include <cstddef>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace gpur
+{
+
+/** The real type of a scalar: float for float and std::complex<float>, and so on. */
+template<typename T>
+struct RealTypeOf
+{
+  using type = T;
+};
+template<typename T>
+struct RealTypeOf<std::complex<T>>
+{
+  using type = T;
+};
+template<typename T>
+using RealType = typename RealTypeOf<T>::type;
+
+template<typename T>
+struct IsComplex : std::false_type
+{
+};
+template<typename T>
+struct IsComplex<std::complex<T>> : std::true_type
+{
+};
+
+/**
+ * A symmetric tridiagonal matrix of size n (for complex scalars: complex
+ * symmetric, A^T = A, not Hermitian): n diagonal entries and n - 1
+ * off-diagonal entries, offDiagonal[i] = A(i, i + 1) = A(i + 1, i).
+ */
+template<typename T>
+struct SymmetricTridiagonal
+{
+  std::vector<T> diagonal;
+  std::vector<T> offDiagonal;
+
+  std::size_t
+  Size() const
+  {
+    return diagonal.size();
+  }
+};
+
+/** The identity of size n as a SymmetricTridiagonal. */
+template<typename T>
+SymmetricTridiagonal<T>
+MakeIdentityTridiagonal(std::size_t n)
+{
+  return SymmetricTridiagonal<T>{ std::vector<T>(n, T(1)), std::vector<T>(n > 0 ? n - 1 : 0, T(0)) };
+}
+
+/** Converts the entries to another scalar type (double -> float, real -> complex). */
+template<typename To, typename From>
+SymmetricTridiagonal<To>
+CastTridiagonal(const SymmetricTridiagonal<From> & m)
+{
+  SymmetricTridiagonal<To> out;
+  out.diagonal.assign(m.diagonal.begin(), m.diagonal.end());
+  out.offDiagonal.assign(m.offDiagonal.begin(), m.offDiagonal.end());
+  return out;
+}
+
+/**
+ * Throws InvalidArgument unless the matrix has n >= 1 diagonal and n - 1
+ * off-diagonal entries, all finite (`what` names the matrix in the message).
+ */
+template<typename T>
+void
+ValidateTridiagonal(const SymmetricTridiagonal<T> & m, const std::string & what);
+
+/** Throws InvalidArgument naming the first non-finite entry (real and imaginary parts are checked). */
+template<typename T>
+void
+RequireFiniteScalars(const T * values, std::size_t count, const std::string & what);
+
+enum class TridiagonalAlgorithm
+{
+  Thomas,
+  CR,
+  PCR,
+  Hybrid
+};
+
+/** "Thomas", "CR", "PCR" or "Hybrid". */
+const char *
+ToString(TridiagonalAlgorithm algorithm);
+
+/** Which tridiagonal algorithm runs, and the switch points of the hybrid. */
+struct TridiagonalOptions
+{
+  TridiagonalAlgorithm algorithm = TridiagonalAlgorithm::Thomas;
+  /** Hybrid: CR reduces while the system has more rows than this (>= 1). */
+  std::size_t crStopSize = 32;
+  /** Hybrid: PCR steps on the CR remainder before Thomas (at most 31; more than log2(size) acts as pure PCR). */
+  unsigned pcrSteps = 2;
+
+  /** Throws InvalidArgument for crStopSize = 0 or pcrSteps > 31. */
+  void
+  Validate() const;
+};
+
+/**
+ * A batch of `count` general tridiagonal systems of size n. System k has
+ * lower[i] = A_k(i + 1, i), diagonal[i] = A_k(i, i), upper[i] = A_k(i, i + 1)
+ * at lower + k (n - 1), diagonal + k n, upper + k (n - 1), or, with
+ * sharedCoefficients, every system uses the first set (one matrix, many
+ * right-hand sides).
+ */
+template<typename T>
+struct TridiagonalBatch
+{
+  std::size_t size = 0;
+  std::size_t count = 0;
+  const T * lower = nullptr;
+  const T * diagonal = nullptr;
+  const T * upper = nullptr;
+  bool sharedCoefficients = false;
+};
+
+/**
+ * Solves every system of the batch in place: x holds the right-hand side of
+ * system k at x + k n on entry and its solution on return. Systems run in
+ * parallel with `parallelFor` (empty: all cores).
+ */
+template<typename T>
+void
+SolveTridiagonalBatch(const TridiagonalBatch<T> & batch,
+                      T * x,
+                      const TridiagonalOptions & options = TridiagonalOptions(),
+                      const ParallelForFunction & parallelFor = ParallelForFunction());
+
+/**
+ * Solves (A + shifts[k] M) x_k = b_k for k < count in place (x_k at x + k n):
+ * the batch PSCR produces, one matrix pair and a different shift per system.
+ */
+template<typename T>
+void
+SolveShiftedTridiagonalBatch(const SymmetricTridiagonal<T> & A,
+                             const SymmetricTridiagonal<T> & M,
+                             const T * shifts,
+                             std::size_t count,
+                             T * x,
+                             const TridiagonalOptions & options = TridiagonalOptions(),
+                             const ParallelForFunction & parallelFor = ParallelForFunction());
+
+/**
+ * One shifted solve (A + shift M) x = b on the leading `rows` rows of A and M
+ * (rows <= A.Size(); the full size for an ordinary solve), in place and
+ * without input checks: the building block of the batches, PSCR and BCR.
+ * `workspace` is resized as needed and may be reused across calls.
+ */
+template<typename T>
+void
+SolveShiftedTridiagonalUnchecked(const SymmetricTridiagonal<T> & A,
+                                 const SymmetricTridiagonal<T> & M,
+                                 T shift,
+                                 std::size_t rows,
+                                 T * x,
+                                 const TridiagonalOptions & options,
+                                 std::vector<T> & workspace);
+
+} // namespace gpur
+
+#endif

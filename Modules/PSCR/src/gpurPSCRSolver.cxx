@@ -1,0 +1,499 @@
+// PSCRSolver and its CPU execution of the plan (digest §4.3-4.4, §4.6).
+#include "gpurPSCRSolver.h"
+
+#include "gpurError.h"
+#include "gpurPSCRInternal.h"
+#include "gpurPSCRPlan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <functional>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+namespace gpur
+{
+
+namespace
+{
+
+// Sums over the whole array (compatibility, null component) run in double.
+template<typename Scalar>
+using Wide = std::conditional_t<IsComplex<Scalar>::value, std::complex<double>, double>;
+
+// Memory of one thread: per reduced axis the partial solutions Z and the
+// boundary vectors V of the level being processed, and the tridiagonal
+// workspace. Sequential inner solves of axis d - 1 use the entries below d.
+template<typename Scalar>
+struct Scratch
+{
+  std::vector<std::vector<Scalar>> z, v;
+  std::vector<Scalar> tridiagonal;
+
+  explicit Scratch(std::size_t dims)
+    : z(dims)
+    , v(dims)
+  {
+  }
+
+  static Scalar *
+  Buffer(std::vector<Scalar> & b, std::size_t size)
+  {
+    if (b.size() < size)
+      b.resize(size);
+    return b.data();
+  }
+};
+
+template<typename Scalar>
+void
+Axpy(Scalar a, const Scalar * x, Scalar * y, std::size_t begin, std::size_t end)
+{
+  for (std::size_t s = begin; s < end; ++s)
+    y[s] += a * x[s];
+}
+
+// Splits "per block" work over the inner index too when the level has few
+// blocks (the top levels), so that every thread gets a share.
+void
+ForEachBlockSlice(const ParallelForFunction * loop,
+                  std::size_t blocks,
+                  std::size_t inner,
+                  const std::function<void(std::size_t block, std::size_t begin, std::size_t end)> & body)
+{
+  const std::size_t slices = blocks >= 16 ? 1 : std::min<std::size_t>(inner, 16 / blocks + 1);
+  pscr::ForEachRange(loop,
+                     blocks * slices,
+                     [&](std::size_t i0, std::size_t i1)
+                     {
+                       for (std::size_t i = i0; i < i1; ++i)
+                       {
+                         const std::size_t b = i / slices, c = i % slices;
+                         body(b, inner * c / slices, inner * (c + 1) / slices);
+                       }
+                     });
+}
+
+constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+
+template<typename Scalar>
+class CPUExecution
+{
+public:
+  explicit CPUExecution(const PSCRPlan<Scalar> & plan)
+    : m_Plan(plan)
+  {
+  }
+
+  // Solves the problem of axes 0..d with shift `shift` in place on x:
+  // (sum_e [A_e on axis e, M elsewhere] + shift M (x) ... (x) M) u = x.
+  // `singularPath`: this problem is the singular one on the path of the null
+  // vector; only then can its own top level hit the null eigenpair.
+  void
+  Axis(unsigned d,
+       Scalar shift,
+       Scalar * x,
+       bool singularPath,
+       Scratch<Scalar> & scratch,
+       const ParallelForFunction * loop) const
+  {
+    if (d == 0)
+    {
+      Tridiagonal(shift, x, singularPath, scratch);
+      return;
+    }
+    const PSCRPlan<Scalar> & p = m_Plan;
+    const PSCRAxisPlan<Scalar> & ap = p.reduced[d];
+    const AxisFactors<Scalar> & ax = p.axes[d];
+    const std::size_t n = ap.n;
+    const std::size_t S = p.InnerCount(d);
+    const std::size_t k = ap.levels.size();
+    Scalar * Z = Scratch<Scalar>::Buffer(scratch.z[d], ap.maxJobs * S);
+    Scalar * V = Scratch<Scalar>::Buffer(scratch.v[d], 2 * ap.maxBlocks * S);
+    auto row = [&](std::size_t r) { return x + r * S; };
+    // y -= C_rs v with the coupling block of neighbouring rows r, s:
+    // (A_rs + shift M_rs) M_inner + M_rs A_inner (T-hat, T-check, K-hat, K-check of §4.3; §4.6 in 3D).
+    auto couple = [&](std::size_t r, std::size_t s, const Scalar * v, Scalar * y)
+    {
+      const std::size_t o = std::min(r, s);
+      const Scalar mrs = ax.M.offDiagonal[o];
+      ApplySeparableTerms(p.axes.data(), d, ax.A.offDiagonal[o] + shift * mrs, mrs, v, y, true, nullptr);
+    };
+    // Partial-solution right-hand side sum_t w_l[rhs row t] f[rhs row t] (§4.2 step 1, eq. 2.17).
+    auto gather = [&](const PSCRBlock & B, std::size_t l, Scalar * z)
+    {
+      const Scalar * w = ap.vectors.data() + B.vectors + 2 * B.size + l;
+      std::fill(z, z + S, Scalar(0));
+      for (unsigned t = 0; t < B.rhsCount; ++t)
+        Axpy(w[t * B.size], row(B.rhsFirst + t * B.rhsStride), z, 0, S);
+    };
+
+    // Reduction, levels 1..k-1 (eqs. 2.16-2.17 in the form of §4.4).
+    for (std::size_t i = 1; i < k; ++i)
+    {
+      const PSCRLevel & level = ap.levels[i - 1];
+      PartialSolves(d, level, shift, Z, kNone, scratch, loop, gather);
+      // v_first, v_last: the partial solutions at the block ends.
+      ForEachBlockSlice(loop,
+                        level.blocks.size(),
+                        S,
+                        [&](std::size_t b, std::size_t s0, std::size_t s1)
+                        {
+                          const PSCRBlock & B = level.blocks[b];
+                          const Scalar * w = ap.vectors.data() + B.vectors;
+                          Scalar * vFirst = V + 2 * b * S;
+                          Scalar * vLast = vFirst + S;
+                          std::fill(vFirst + s0, vFirst + s1, Scalar(0));
+                          std::fill(vLast + s0, vLast + s1, Scalar(0));
+                          for (std::size_t l = 0; l < B.size; ++l)
+                          {
+                            const Scalar * zl = Z + (B.job + l) * S;
+                            Axpy(w[l], zl, vFirst, s0, s1);
+                            Axpy(w[B.size + l], zl, vLast, s0, s1);
+                          }
+                        });
+      // f^{(i+1)} on J_i: a row of J_i can end one block and start the next,
+      // so the two updates run as two passes.
+      pscr::ForEachRange(loop,
+                         level.blocks.size(),
+                         [&](std::size_t b0, std::size_t b1)
+                         {
+                           for (std::size_t b = b0; b < b1; ++b)
+                           {
+                             const PSCRBlock & B = level.blocks[b];
+                             const std::size_t r = B.first + B.size;
+                             if (r < n)
+                               couple(r, r - 1, V + (2 * b + 1) * S, row(r));
+                           }
+                         });
+      pscr::ForEachRange(loop,
+                         level.blocks.size(),
+                         [&](std::size_t b0, std::size_t b1)
+                         {
+                           for (std::size_t b = b0; b < b1; ++b)
+                           {
+                             const PSCRBlock & B = level.blocks[b];
+                             if (B.first > 0)
+                               couple(B.first - 1, B.first, V + 2 * b * S, row(B.first - 1));
+                           }
+                         });
+    }
+
+    // Back substitution, levels k..1 (eqs. 2.18-2.19): u is known on J_i.
+    for (std::size_t i = k; i >= 1; --i)
+    {
+      const PSCRLevel & level = ap.levels[i - 1];
+      // -C u at the known neighbour rows of each block.
+      pscr::ForEachRange(loop,
+                         level.blocks.size(),
+                         [&](std::size_t b0, std::size_t b1)
+                         {
+                           for (std::size_t b = b0; b < b1; ++b)
+                           {
+                             const PSCRBlock & B = level.blocks[b];
+                             Scalar * gFirst = V + 2 * b * S;
+                             Scalar * gLast = gFirst + S;
+                             const std::size_t last = B.first + B.size - 1;
+                             if (B.first > 0)
+                             {
+                               std::fill(gFirst, gFirst + S, Scalar(0));
+                               couple(B.first, B.first - 1, row(B.first - 1), gFirst);
+                             }
+                             if (last + 1 < n)
+                             {
+                               std::fill(gLast, gLast + S, Scalar(0));
+                               couple(last, last + 1, row(last + 1), gLast);
+                             }
+                           }
+                         });
+      const std::size_t singularJob = singularPath && i == k ? ap.nullIndex : kNone;
+      PartialSolves(d,
+                    level,
+                    shift,
+                    Z,
+                    singularJob,
+                    scratch,
+                    loop,
+                    [&](const PSCRBlock & B, std::size_t l, Scalar * z)
+                    {
+                      gather(B, l, z);
+                      const std::size_t b = static_cast<std::size_t>(&B - level.blocks.data());
+                      const Scalar * w = ap.vectors.data() + B.vectors;
+                      if (B.first > 0)
+                        Axpy(w[l], V + 2 * b * S, z, 0, S);
+                      if (B.first + B.size < n)
+                        Axpy(w[B.size + l], V + (2 * b + 1) * S, z, 0, S);
+                    });
+      // u on the right-hand-side rows: sum_l w_l[row] z_l.
+      ForEachBlockSlice(loop,
+                        level.blocks.size(),
+                        S,
+                        [&](std::size_t b, std::size_t s0, std::size_t s1)
+                        {
+                          const PSCRBlock & B = level.blocks[b];
+                          for (unsigned t = 0; t < B.rhsCount; ++t)
+                          {
+                            const Scalar * w = ap.vectors.data() + B.vectors + (2 + t) * B.size;
+                            Scalar * u = row(B.rhsFirst + t * B.rhsStride);
+                            std::fill(u + s0, u + s1, Scalar(0));
+                            for (std::size_t l = 0; l < B.size; ++l)
+                              Axpy(w[l], Z + (B.job + l) * S, u, s0, s1);
+                          }
+                        });
+    }
+  }
+
+private:
+  void
+  Tridiagonal(Scalar shift, Scalar * x, bool singularPath, Scratch<Scalar> & scratch) const
+  {
+    const AxisFactors<Scalar> & ax = m_Plan.axes[0];
+    const std::size_t n = ax.Size();
+    if (!singularPath)
+    {
+      SolveShiftedTridiagonalUnchecked(ax.A, ax.M, shift, n, x, m_Plan.tridiagonal, scratch.tridiagonal);
+      return;
+    }
+    // The singular tridiagonal system at the end of the null vector's path:
+    // its right-hand side is compatible, so dropping the last equation and
+    // fixing u_{n-1} = 0 gives one solution; Solve() then removes the null
+    // component of the whole result.
+    if (n > 1)
+      SolveShiftedTridiagonalUnchecked(ax.A, ax.M, shift, n - 1, x, m_Plan.tridiagonal, scratch.tridiagonal);
+    x[n - 1] = Scalar(0);
+  }
+
+  // The partial solves of one level (§4.2): for each block B and eigenpair l,
+  // z = rhs(B, l), then (inner operator + (shift + lambda_{B,l}) M_inner) z = rhs.
+  template<typename Rhs>
+  void
+  PartialSolves(unsigned d,
+                const PSCRLevel & level,
+                Scalar shift,
+                Scalar * Z,
+                std::size_t singularJob,
+                Scratch<Scalar> & scratch,
+                const ParallelForFunction * loop,
+                const Rhs & rhs) const
+  {
+    const PSCRAxisPlan<Scalar> & ap = m_Plan.reduced[d];
+    const std::size_t S = m_Plan.InnerCount(d);
+    auto body = [&](std::size_t j0, std::size_t j1, Scratch<Scalar> & inner)
+    {
+      std::size_t b = static_cast<std::size_t>(
+        std::upper_bound(
+          level.blocks.begin(), level.blocks.end(), j0, [](std::size_t j, const PSCRBlock & B) { return j < B.job; }) -
+        level.blocks.begin() - 1);
+      for (std::size_t j = j0; j < j1; ++j)
+      {
+        while (j >= level.blocks[b].job + level.blocks[b].size)
+          ++b;
+        const PSCRBlock & B = level.blocks[b];
+        const std::size_t l = j - B.job;
+        Scalar * z = Z + j * S;
+        rhs(B, l, z);
+        Axis(d - 1, shift + ap.values[B.values + l], z, j == singularJob, inner, nullptr);
+      }
+    };
+    if (loop != nullptr && level.jobs > 1)
+    {
+      pscr::ForEachRange(loop,
+                         level.jobs,
+                         [&](std::size_t j0, std::size_t j1)
+                         {
+                           Scratch<Scalar> inner(m_Plan.axes.size());
+                           body(j0, j1, inner);
+                         });
+    }
+    else
+    {
+      body(0, level.jobs, scratch);
+    }
+  }
+
+  const PSCRPlan<Scalar> & m_Plan;
+};
+
+// Calls fn(index, value) for the tensor product of per-axis vectors (x first).
+template<typename Scalar, typename F>
+void
+ForEachTensor(const std::vector<std::vector<Scalar>> & factors, F && fn)
+{
+  const std::size_t nx = factors[0].size(), ny = factors[1].size();
+  const std::size_t nz = factors.size() > 2 ? factors[2].size() : 1;
+  std::size_t index = 0;
+  for (std::size_t z = 0; z < nz; ++z)
+  {
+    const Scalar fz = factors.size() > 2 ? factors[2][z] : Scalar(1);
+    for (std::size_t y = 0; y < ny; ++y)
+    {
+      const Scalar fzy = fz * factors[1][y];
+      for (std::size_t x = 0; x < nx; ++x, ++index)
+        fn(index, fzy * factors[0][x]);
+    }
+  }
+}
+
+template<typename Scalar>
+Wide<Scalar>
+TensorDot(const std::vector<std::vector<Scalar>> & factors, const Scalar * u)
+{
+  Wide<Scalar> sum = 0;
+  ForEachTensor(
+    factors, [&](std::size_t i, Scalar e) { sum += static_cast<Wide<Scalar>>(e) * static_cast<Wide<Scalar>>(u[i]); });
+  return sum;
+}
+
+std::string
+Scientific(double v)
+{
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.3g", v);
+  return text;
+}
+
+} // namespace
+
+template<typename Scalar>
+PSCRSolver<Scalar>::PSCRSolver(const SeparableOperator<Scalar> & op, const PSCROptions & options)
+  : m_ParallelFor(pscr::ResolveParallelFor(options.parallelFor))
+{
+  m_Plan = std::make_shared<const PSCRPlan<Scalar>>(BuildPSCRPlan(op, options, m_ParallelFor));
+}
+
+template<typename Scalar>
+void
+PSCRSolver<Scalar>::Solve(const Scalar * f, Scalar * u) const
+{
+  const PSCRPlan<Scalar> & plan = *m_Plan;
+  if (f == nullptr || u == nullptr)
+  {
+    throw InvalidArgument("PSCRSolver::Solve: the right-hand side or solution pointer is null");
+  }
+  const std::size_t count = plan.Count();
+  RequireFiniteScalars(f, count, "PSCR right-hand side f");
+  if (u != f)
+  {
+    std::copy(f, f + count, u);
+  }
+  if (plan.singular)
+  {
+    // Compatibility of f with the null vector e, then f <- f - (e^T f) M e.
+    const Wide<Scalar> ef = TensorDot(plan.nullVector, u);
+    double e2 = 1, f2 = 0;
+    for (const std::vector<Scalar> & e : plan.nullVector)
+    {
+      double s = 0;
+      for (const Scalar & v : e)
+        s += std::norm(static_cast<Wide<Scalar>>(v));
+      e2 *= s;
+    }
+    for (std::size_t i = 0; i < count; ++i)
+      f2 += std::norm(static_cast<Wide<Scalar>>(u[i]));
+    const double ratio = std::abs(ef) > 0 ? std::abs(ef) / std::sqrt(e2 * f2) : 0.0;
+    if (ratio > plan.compatibilityTolerance)
+    {
+      throw InvalidArgument("the operator is singular (for pure-Neumann Poisson its null vector e is the constant) "
+                            "and f is not compatible with it: |e^T f| / (|e| |f|) = " +
+                            Scientific(ratio) + " > " + Scientific(plan.compatibilityTolerance) +
+                            "; remove that component from f (Neumann Poisson: make the sum of f zero) or "
+                            "raise PSCROptions::compatibilityTolerance");
+    }
+    const Scalar c = static_cast<Scalar>(ef);
+    ForEachTensor(plan.massNullVector, [&](std::size_t i, Scalar me) { u[i] -= c * me; });
+  }
+  Scratch<Scalar> scratch(plan.axes.size());
+  CPUExecution<Scalar>(plan).Axis(
+    static_cast<unsigned>(plan.axes.size() - 1), plan.shift, u, plan.singular, scratch, &m_ParallelFor);
+  if (plan.singular)
+  {
+    // The solution with e^T M u = 0.
+    const Scalar c = static_cast<Scalar>(TensorDot(plan.massNullVector, u));
+    ForEachTensor(plan.nullVector, [&](std::size_t i, Scalar e) { u[i] -= c * e; });
+  }
+  for (std::size_t i = 0; i < count; ++i)
+  {
+    if (!std::isfinite(std::abs(u[i])))
+    {
+      throw InvalidArgument("PSCR produced a non-finite solution: a shifted subsystem of the reduction is "
+                            "singular or the tridiagonal elimination (no pivoting) broke down; the operator is "
+                            "(nearly) singular in a way PSCR cannot handle");
+    }
+  }
+}
+
+template<typename Scalar>
+unsigned
+PSCRSolver<Scalar>::Dimension() const
+{
+  return static_cast<unsigned>(m_Plan->axes.size());
+}
+
+template<typename Scalar>
+std::size_t
+PSCRSolver<Scalar>::Size(unsigned axis) const
+{
+  if (axis >= m_Plan->axes.size())
+  {
+    throw InvalidArgument("PSCRSolver::Size: axis " + std::to_string(axis) + " of a " +
+                          std::to_string(m_Plan->axes.size()) + "D operator");
+  }
+  return m_Plan->axes[axis].Size();
+}
+
+template<typename Scalar>
+std::size_t
+PSCRSolver<Scalar>::Count() const
+{
+  return m_Plan->Count();
+}
+
+template<typename Scalar>
+unsigned
+PSCRSolver<Scalar>::Radix() const
+{
+  return m_Plan->radix;
+}
+
+template<typename Scalar>
+unsigned
+PSCRSolver<Scalar>::Levels(unsigned axis) const
+{
+  if (axis == 0 || axis >= m_Plan->axes.size())
+  {
+    throw InvalidArgument("PSCRSolver::Levels: axis " + std::to_string(axis) + " is not reduced; axes 1 to " +
+                          std::to_string(m_Plan->axes.size() - 1) + " are");
+  }
+  return static_cast<unsigned>(m_Plan->reduced[axis].levels.size());
+}
+
+template<typename Scalar>
+bool
+PSCRSolver<Scalar>::IsSingular() const
+{
+  return m_Plan->singular;
+}
+
+template<typename Scalar>
+std::size_t
+PSCRSolver<Scalar>::TridiagonalSolveCount() const
+{
+  return m_Plan->tridiagonalSolves;
+}
+
+template<typename Scalar>
+double
+PSCRSolver<Scalar>::SetupSeconds() const
+{
+  return m_Plan->setupSeconds;
+}
+
+template class PSCRSolver<float>;
+template class PSCRSolver<double>;
+template class PSCRSolver<std::complex<float>>;
+template class PSCRSolver<std::complex<double>>;
+
+} // namespace gpur

@@ -1,0 +1,470 @@
+#include "gpurTridiagonal.h"
+
+#include "gpurError.h"
+#include "gpurPSCRInternal.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace gpur
+{
+
+namespace
+{
+
+template<typename T>
+bool
+IsFiniteScalar(const T & v)
+{
+  return std::isfinite(v);
+}
+template<typename R>
+bool
+IsFiniteScalar(const std::complex<R> & v)
+{
+  return std::isfinite(v.real()) && std::isfinite(v.imag());
+}
+
+unsigned
+CeilLog2(std::size_t n)
+{
+  unsigned k = 0;
+  while ((std::size_t(1) << k) < n)
+  {
+    ++k;
+  }
+  return k;
+}
+
+// The kernels below work on full-length arrays: a[i] couples row i to row
+// i - stride, c[i] to row i + stride, with a = 0 / c = 0 where that row is
+// outside the system (so no special cases at the ends).
+
+// Thomas algorithm (digest §2.3) on rows first, first + stride, ... < n.
+template<typename T>
+void
+ThomasStrided(std::size_t n,
+              std::size_t first,
+              std::size_t stride,
+              const T * a,
+              const T * b,
+              const T * c,
+              T * x,
+              T * cp)
+{
+  const std::size_t m = (n - first + stride - 1) / stride;
+  T denom = b[first];
+  cp[0] = c[first] / denom;
+  x[first] /= denom;
+  std::size_t prev = first;
+  for (std::size_t k = 1; k < m; ++k)
+  {
+    const std::size_t i = prev + stride;
+    denom = b[i] - a[i] * cp[k - 1];
+    cp[k] = c[i] / denom;
+    x[i] = (x[i] - a[i] * x[prev]) / denom;
+    prev = i;
+  }
+  for (std::size_t k = m - 1; k-- > 0;)
+  {
+    const std::size_t i = first + k * stride;
+    x[i] -= cp[k] * x[i + stride];
+  }
+}
+
+// One PCR step with stride d (digest §2.2, eqs. 3.33-3.39): every row
+// eliminates its neighbours at distance d, which doubles the coupling distance.
+template<typename T>
+void
+PCRStep(std::size_t n,
+        std::size_t d,
+        const T * a,
+        const T * b,
+        const T * c,
+        const T * x,
+        T * a2,
+        T * b2,
+        T * c2,
+        T * x2)
+{
+  for (std::size_t i = 0; i < n; ++i)
+  {
+    T bi = b[i];
+    T xi = x[i];
+    T ai = T(0);
+    T ci = T(0);
+    if (i >= d)
+    {
+      const T alpha = -a[i] / b[i - d];
+      ai = alpha * a[i - d];
+      bi += alpha * c[i - d];
+      xi += alpha * x[i - d];
+    }
+    if (i + d < n)
+    {
+      const T beta = -c[i] / b[i + d];
+      ci = beta * c[i + d];
+      bi += beta * a[i + d];
+      xi += beta * x[i + d];
+    }
+    a2[i] = ai;
+    b2[i] = bi;
+    c2[i] = ci;
+    x2[i] = xi;
+  }
+}
+
+// One CR reduction for arbitrary m (digest §2.1, [PIII] 3.3-3.4): the odd rows
+// (0-based) form the reduced system; a missing right neighbour counts as zero.
+template<typename T>
+void
+CRReduce(std::size_t m, const T * a, const T * b, const T * c, const T * f, T * a2, T * b2, T * c2, T * f2)
+{
+  for (std::size_t j = 0; j < m / 2; ++j)
+  {
+    const std::size_t r = 2 * j + 1;
+    const T alpha = -a[r] / b[r - 1];
+    T bj = b[r] + alpha * c[r - 1];
+    T fj = f[r] + alpha * f[r - 1];
+    T cj = T(0);
+    if (r + 1 < m)
+    {
+      const T beta = -c[r] / b[r + 1];
+      cj = beta * c[r + 1];
+      bj += beta * a[r + 1];
+      fj += beta * f[r + 1];
+    }
+    a2[j] = alpha * a[r - 1];
+    b2[j] = bj;
+    c2[j] = cj;
+    f2[j] = fj;
+  }
+}
+
+// CR back substitution: x holds f on entry; the odd rows come from the reduced
+// solution, the even rows from their own equation.
+template<typename T>
+void
+CRBackSubstitute(std::size_t m, const T * a, const T * b, const T * c, T * x, const T * reduced)
+{
+  for (std::size_t j = 0; j < m / 2; ++j)
+  {
+    x[2 * j + 1] = reduced[j];
+  }
+  for (std::size_t r = 0; r < m; r += 2)
+  {
+    T v = x[r];
+    if (r > 0)
+    {
+      v -= a[r] * x[r - 1];
+    }
+    if (r + 1 < m)
+    {
+      v -= c[r] * x[r + 1];
+    }
+    x[r] = v / b[r];
+  }
+}
+
+constexpr std::size_t kKernelWorkspacePerRow = 9; // CR levels 4, PCR buffer 4, Thomas 1
+
+// CR while more than crStop rows, then `pcrSteps` PCR steps, then Thomas on the
+// interleaved systems, then CR back substitution. a, b, c are overwritten.
+template<typename T>
+void
+SolveKernel(std::size_t n, T * a, T * b, T * c, T * x, std::size_t crStop, unsigned pcrSteps, T * work)
+{
+  struct Level
+  {
+    std::size_t m;
+    T *a, *b, *c, *f;
+  };
+  Level levels[64];
+  unsigned top = 0;
+  levels[0] = Level{ n, a, b, c, x };
+  T * w = work;
+  while (levels[top].m > crStop && levels[top].m >= 2)
+  {
+    const Level & l = levels[top];
+    const std::size_t m2 = l.m / 2;
+    const Level next{ m2, w, w + m2, w + 2 * m2, w + 3 * m2 };
+    w += 4 * m2;
+    CRReduce(l.m, l.a, l.b, l.c, l.f, next.a, next.b, next.c, next.f);
+    levels[++top] = next;
+  }
+  const Level & last = levels[top];
+  const std::size_t m = last.m;
+  const unsigned steps = std::min(pcrSteps, CeilLog2(m));
+  T *pa = last.a, *pb = last.b, *pc = last.c, *px = last.f;
+  T *qa = w, *qb = w + m, *qc = w + 2 * m, *qx = w + 3 * m;
+  w += 4 * m;
+  std::size_t stride = 1;
+  for (unsigned s = 0; s < steps; ++s)
+  {
+    PCRStep(m, stride, pa, pb, pc, px, qa, qb, qc, qx);
+    std::swap(pa, qa);
+    std::swap(pb, qb);
+    std::swap(pc, qc);
+    std::swap(px, qx);
+    stride *= 2;
+  }
+  for (std::size_t r = 0; r < std::min(stride, m); ++r)
+  {
+    ThomasStrided(m, r, stride, pa, pb, pc, px, w);
+  }
+  if (px != last.f)
+  {
+    std::copy(px, px + m, last.f);
+  }
+  for (unsigned l = top; l-- > 0;)
+  {
+    CRBackSubstitute(levels[l].m, levels[l].a, levels[l].b, levels[l].c, levels[l].f, levels[l + 1].f);
+  }
+}
+
+// Full-length coefficients of a general system in the workspace, then the kernel.
+template<typename T>
+void
+SolveFullLength(std::size_t n, T * a, T * b, T * c, T * x, const TridiagonalOptions & options, T * work)
+{
+  constexpr std::size_t all = std::numeric_limits<std::size_t>::max();
+  switch (options.algorithm)
+  {
+    case TridiagonalAlgorithm::Thomas:
+      SolveKernel(n, a, b, c, x, all, 0, work);
+      break;
+    case TridiagonalAlgorithm::CR:
+      SolveKernel(n, a, b, c, x, 1, 0, work);
+      break;
+    case TridiagonalAlgorithm::PCR:
+      SolveKernel(n, a, b, c, x, all, 64, work);
+      break;
+    case TridiagonalAlgorithm::Hybrid:
+      SolveKernel(n, a, b, c, x, options.crStopSize, options.pcrSteps, work);
+      break;
+  }
+}
+
+template<typename T>
+T *
+PrepareWorkspace(std::vector<T> & workspace, std::size_t n)
+{
+  const std::size_t needed = (3 + kKernelWorkspacePerRow) * n;
+  if (workspace.size() < needed)
+  {
+    workspace.resize(needed);
+  }
+  return workspace.data();
+}
+
+} // namespace
+
+template<typename T>
+void
+RequireFiniteScalars(const T * values, std::size_t count, const std::string & what)
+{
+  for (std::size_t i = 0; i < count; ++i)
+  {
+    if (!IsFiniteScalar(values[i]))
+    {
+      throw InvalidArgument(what + " holds a non-finite value at index " + std::to_string(i) +
+                            "; NaN and Inf are not allowed");
+    }
+  }
+}
+
+template<typename T>
+void
+ValidateTridiagonal(const SymmetricTridiagonal<T> & m, const std::string & what)
+{
+  const std::size_t n = m.diagonal.size();
+  if (n == 0)
+  {
+    throw InvalidArgument(what + " is empty; a tridiagonal matrix needs at least 1 row");
+  }
+  if (m.offDiagonal.size() != n - 1)
+  {
+    throw InvalidArgument(what + " has " + std::to_string(n) + " diagonal but " + std::to_string(m.offDiagonal.size()) +
+                          " off-diagonal entries; a symmetric tridiagonal matrix of size n needs n and n - 1");
+  }
+  RequireFiniteScalars(m.diagonal.data(), n, what + " (diagonal)");
+  RequireFiniteScalars(m.offDiagonal.data(), n - 1, what + " (off-diagonal)");
+}
+
+const char *
+ToString(TridiagonalAlgorithm algorithm)
+{
+  switch (algorithm)
+  {
+    case TridiagonalAlgorithm::Thomas:
+      return "Thomas";
+    case TridiagonalAlgorithm::CR:
+      return "CR";
+    case TridiagonalAlgorithm::PCR:
+      return "PCR";
+    case TridiagonalAlgorithm::Hybrid:
+      return "Hybrid";
+  }
+  return "unknown";
+}
+
+void
+TridiagonalOptions::Validate() const
+{
+  if (crStopSize == 0)
+  {
+    throw InvalidArgument("TridiagonalOptions::crStopSize is 0; CR must stop at a system of at least 1 row");
+  }
+  if (pcrSteps > 31)
+  {
+    throw InvalidArgument("TridiagonalOptions::pcrSteps is " + std::to_string(pcrSteps) +
+                          "; at most 31 PCR steps are allowed (31 already decouples 2^31 rows)");
+  }
+}
+
+template<typename T>
+void
+SolveShiftedTridiagonalUnchecked(const SymmetricTridiagonal<T> & A,
+                                 const SymmetricTridiagonal<T> & M,
+                                 T shift,
+                                 std::size_t rows,
+                                 T * x,
+                                 const TridiagonalOptions & options,
+                                 std::vector<T> & workspace)
+{
+  const std::size_t n = rows;
+  T * a = PrepareWorkspace(workspace, n);
+  T * b = a + n;
+  T * c = b + n;
+  a[0] = T(0);
+  for (std::size_t i = 0; i < n; ++i)
+  {
+    b[i] = A.diagonal[i] + shift * M.diagonal[i];
+  }
+  for (std::size_t i = 0; i + 1 < n; ++i)
+  {
+    c[i] = A.offDiagonal[i] + shift * M.offDiagonal[i];
+    a[i + 1] = c[i];
+  }
+  c[n - 1] = T(0);
+  SolveFullLength(n, a, b, c, x, options, c + n);
+}
+
+template<typename T>
+void
+SolveTridiagonalBatch(const TridiagonalBatch<T> & batch,
+                      T * x,
+                      const TridiagonalOptions & options,
+                      const ParallelForFunction & parallelFor)
+{
+  options.Validate();
+  const std::size_t n = batch.size;
+  if (n == 0)
+  {
+    throw InvalidArgument("tridiagonal batch: the system size is 0; it must be at least 1");
+  }
+  if (batch.count == 0)
+  {
+    return;
+  }
+  if (batch.diagonal == nullptr || x == nullptr || (n > 1 && (batch.lower == nullptr || batch.upper == nullptr)))
+  {
+    throw InvalidArgument("tridiagonal batch: a coefficient or right-hand-side pointer is null");
+  }
+  const std::size_t sets = batch.sharedCoefficients ? 1 : batch.count;
+  RequireFiniteScalars(batch.diagonal, sets * n, "tridiagonal batch diagonal");
+  RequireFiniteScalars(batch.lower, sets * (n - 1), "tridiagonal batch lower diagonal");
+  RequireFiniteScalars(batch.upper, sets * (n - 1), "tridiagonal batch upper diagonal");
+  const ParallelForFunction loop = pscr::ResolveParallelFor(parallelFor);
+  pscr::ForEachRange(&loop,
+                     batch.count,
+                     [&](std::size_t k0, std::size_t k1)
+                     {
+                       std::vector<T> workspace;
+                       for (std::size_t k = k0; k < k1; ++k)
+                       {
+                         const std::size_t set = batch.sharedCoefficients ? 0 : k;
+                         const T * lower = batch.lower + set * (n - 1);
+                         const T * diagonal = batch.diagonal + set * n;
+                         const T * upper = batch.upper + set * (n - 1);
+                         T * a = PrepareWorkspace(workspace, n);
+                         T * b = a + n;
+                         T * c = b + n;
+                         a[0] = T(0);
+                         c[n - 1] = T(0);
+                         std::copy(diagonal, diagonal + n, b);
+                         std::copy(lower, lower + (n - 1), a + 1);
+                         std::copy(upper, upper + (n - 1), c);
+                         SolveFullLength(n, a, b, c, x + k * n, options, c + n);
+                       }
+                     });
+}
+
+template<typename T>
+void
+SolveShiftedTridiagonalBatch(const SymmetricTridiagonal<T> & A,
+                             const SymmetricTridiagonal<T> & M,
+                             const T * shifts,
+                             std::size_t count,
+                             T * x,
+                             const TridiagonalOptions & options,
+                             const ParallelForFunction & parallelFor)
+{
+  options.Validate();
+  ValidateTridiagonal(A, "shifted tridiagonal batch: A");
+  ValidateTridiagonal(M, "shifted tridiagonal batch: M");
+  if (M.Size() != A.Size())
+  {
+    throw InvalidArgument("shifted tridiagonal batch: A has " + std::to_string(A.Size()) + " rows but M has " +
+                          std::to_string(M.Size()) + "; they must be the same size");
+  }
+  if (count == 0)
+  {
+    return;
+  }
+  if (shifts == nullptr || x == nullptr)
+  {
+    throw InvalidArgument("shifted tridiagonal batch: the shift or right-hand-side pointer is null");
+  }
+  RequireFiniteScalars(shifts, count, "shifted tridiagonal batch: shifts");
+  const std::size_t n = A.Size();
+  const ParallelForFunction loop = pscr::ResolveParallelFor(parallelFor);
+  pscr::ForEachRange(&loop,
+                     count,
+                     [&](std::size_t k0, std::size_t k1)
+                     {
+                       std::vector<T> workspace;
+                       for (std::size_t k = k0; k < k1; ++k)
+                       {
+                         SolveShiftedTridiagonalUnchecked(A, M, shifts[k], n, x + k * n, options, workspace);
+                       }
+                     });
+}
+
+#define GPUR_INSTANTIATE_TRIDIAGONAL(T)                                                                                \
+  template void RequireFiniteScalars<T>(const T *, std::size_t, const std::string &);                                  \
+  template void ValidateTridiagonal<T>(const SymmetricTridiagonal<T> &, const std::string &);                          \
+  template void SolveShiftedTridiagonalUnchecked<T>(const SymmetricTridiagonal<T> &,                                   \
+                                                    const SymmetricTridiagonal<T> &,                                   \
+                                                    T,                                                                 \
+                                                    std::size_t,                                                       \
+                                                    T *,                                                               \
+                                                    const TridiagonalOptions &,                                        \
+                                                    std::vector<T> &);                                                 \
+  template void SolveTridiagonalBatch<T>(                                                                              \
+    const TridiagonalBatch<T> &, T *, const TridiagonalOptions &, const ParallelForFunction &);                        \
+  template void SolveShiftedTridiagonalBatch<T>(const SymmetricTridiagonal<T> &,                                       \
+                                                const SymmetricTridiagonal<T> &,                                       \
+                                                const T *,                                                             \
+                                                std::size_t,                                                           \
+                                                T *,                                                                   \
+                                                const TridiagonalOptions &,                                            \
+                                                const ParallelForFunction &);
+
+GPUR_INSTANTIATE_TRIDIAGONAL(float)
+GPUR_INSTANTIATE_TRIDIAGONAL(double)
+GPUR_INSTANTIATE_TRIDIAGONAL(std::complex<float>)
+GPUR_INSTANTIATE_TRIDIAGONAL(std::complex<double>)
+
+} // namespace gpur
