@@ -7,6 +7,7 @@ packages=(
   ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers clinfo
   pocl-opencl-icd                     # OpenCL on the CPU, so the OpenCL backend runs without a GPU
   libgtest-dev
+  libfftw3-dev                        # optional: the FFTW DST-I Poisson solver pscr_bench compares PSCR with
   python3-pip python3-dev             # the Python package (wrapping/) and its tests
   libvtk9-dev xvfb xauth              # optional: the VTK rendering example (examples/vtk) and a virtual X server
                                       # for it (Debian's VTK renders through X only); ~1 min and ~800 MB

@@ -15,11 +15,15 @@
 #   <executable>); any other line is "<program> [options] <input> <output>" and
 #   its output must have a PSNR at least 3 dB above its input's (the lines with
 #   default options, lambda 8, smooth this phantom more than is best for it:
-#   +3.5 dB, where lambda 12 gives +6.4 dB).
+#   +3.5 dB, where lambda 12 gives +6.4 dB), unless the block has its own check
+#   readme_sh_<name>_check below (a gpurTestData command with INPUT and OUTPUT
+#   standing for the line's last two words).
 # Inputs (the fixture readme-inputs): noisy.nrrd and in.mha, a 48^3 Shepp-Logan
 # phantom in [0, 1] with unit spacing plus noise of sigma 0.1 (PSNR 20 dB),
 # truth.mha, the phantom without noise, and variance.nrrd, their noise variance
-# (0.01 everywhere, for --variance).
+# (0.01 everywhere, for --variance); rhs.nrrd, the right-hand side f of a Poisson
+# problem on a 47 x 40 x 24 grid (spacing 1 x 1.5 x 2.5, an oblique direction) with
+# Dirichlet, Neumann, Dirichlet boundaries, and exact.mha, its solution u.
 set(readme "${PROJECT_SOURCE_DIR}/README.md")
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${readme}")
 set(readme_dir "${CMAKE_CURRENT_BINARY_DIR}/readme")
@@ -43,6 +47,13 @@ set(readme_cxx_statistical_tvgd_check "psnr-gain|noisy.nrrd|tvgd.mha|truth.mha|3
 # below it (33 slices), 20 iterations, and a better PSNR.
 set(readme_cxx_tv_streaming_stdout "^last slab solved on \\[48, 48, 33\\], 20 iterations$")
 set(readme_cxx_tv_streaming_check "psnr-gain|in.mha|denoised.mha|truth.mha|5")
+# poisson_filter: the solution of rhs.nrrd within the discretisation error of exact.mha
+# (measured 6.9e-4 of its range) and on its grid.
+set(readme_cxx_poisson_filter_stdout "^(CPU|OpenCL: .+): plan [0-9.e-]+ s, solve [0-9.e-]+ s$")
+set(readme_cxx_poisson_filter_check "compare|u.mha|exact.mha|rhs.nrrd|1e-6|1.5e-3")
+# Shell blocks whose lines are not denoising: the check of each solving line (see above).
+# cli_poisson: as poisson_filter (NIfTI stores the geometry in single precision).
+set(readme_sh_cli_poisson_check "compare|OUTPUT|exact.mha|INPUT|1e-4|1.5e-3")
 
 # gpur_readme_blocks(<markdown-file> <language> <prefix>): sets <prefix>_NAMES to the
 # names of the blocks marked "<!-- tested: <language> <name> -->" and <prefix>_<name>
@@ -102,6 +113,10 @@ add_test(NAME readme-inputs-variance
     "${readme_dir}/inputs/variance.nrrd")
 set_tests_properties(readme-inputs-variance PROPERTIES DEPENDS readme-inputs FIXTURES_SETUP ReadmeInputs
   LABELS readme)
+add_test(NAME readme-inputs-poisson
+  COMMAND $<TARGET_FILE:gpurTestData> poisson dirichlet,neumann,dirichlet 0 47,40,24 1,1.5,2.5
+    "${readme_dir}/inputs/rhs.nrrd" "${readme_dir}/inputs/exact.mha")
+set_tests_properties(readme-inputs-poisson PROPERTIES FIXTURES_SETUP ReadmeInputs LABELS readme)
 file(MAKE_DIRECTORY "${readme_dir}/inputs")
 
 gpur_readme_blocks("${readme}" cxx readme_cxx)
@@ -122,7 +137,7 @@ foreach(name IN LISTS readme_cxx_NAMES)
   file(WRITE "${readme_dir}/readme_${name}.cxx.new" "${source}")
   configure_file("${readme_dir}/readme_${name}.cxx.new" "${readme_dir}/readme_${name}.cxx" COPYONLY)
   add_executable(readme_${name} "${readme_dir}/readme_${name}.cxx")
-  target_link_libraries(readme_${name} PRIVATE ITKGPURestorationTotalVariation ${ITK_LIBRARIES})
+  target_link_libraries(readme_${name} PRIVATE ITKGPURestorationTotalVariation ITKGPURestorationPSCR ${ITK_LIBRARIES})
   gpur_warnings(readme_${name})
   add_test(NAME readme-cxx-${name}
     COMMAND ${CMAKE_COMMAND} "-DPROGRAM=$<TARGET_FILE:readme_${name}>" "-DWORK=${readme_dir}/cxx-${name}"
@@ -164,7 +179,14 @@ foreach(name IN LISTS readme_sh_NAMES)
       separate_arguments(words UNIX_COMMAND "${line}")
       list(GET words -2 input)
       list(GET words -1 output)
-      list(APPEND checks "-DCHECK=$<TARGET_FILE:gpurTestData>|psnr-gain|${input}|${output}|truth.mha|3")
+      if(DEFINED readme_sh_${name}_check)
+        set(check "${readme_sh_${name}_check}")
+        string(REPLACE "INPUT" "${input}" check "${check}")
+        string(REPLACE "OUTPUT" "${output}" check "${check}")
+        list(APPEND checks "-DCHECK=$<TARGET_FILE:gpurTestData>|${check}")
+      else()
+        list(APPEND checks "-DCHECK=$<TARGET_FILE:gpurTestData>|psnr-gain|${input}|${output}|truth.mha|3")
+      endif()
     endif()
     add_test(NAME readme-sh-${name}-${k}
       COMMAND ${CMAKE_COMMAND} "-DSHELL_LINE=${command}" "-DWORK=${readme_dir}/sh-${name}-${k}"

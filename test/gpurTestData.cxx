@@ -20,10 +20,18 @@
 //   gpurTestData variance <reference> <sigma> <output>
 //       The noise variance sigma^2 in every voxel of <reference>'s grid (size,
 //       spacing, origin, direction), for the --variance input of itkgpurestoration-stv.
+//   gpurTestData poisson <boundaries> <shift> <sizes> <spacings> <rhs-file> <solution-file>
+//       A manufactured solution u of -Lap u + shift u = f (itkPSCRManufacturedSolution.h)
+//       on a 2D or 3D grid, e.g. "dirichlet,neumann,dirichlet" "0" "48,40,24" "1,1.5,2"
+//       (one entry per axis, x first), with an origin and an oblique direction: f is
+//       written to <rhs-file>, u to <solution-file> (float). With Neumann on every axis
+//       and shift 0 the solution is written with zero mean, as the solver returns it.
 //
 // Every check prints the numbers it measured. Exit code 0 on success, 1 otherwise.
 #include "gpurMetrics.h"
 #include "gpurPhantom.h"
+// The manufactured solution shared with the filter's tests (ITK only).
+#include "../Modules/PSCR/test/itkPSCRManufacturedSolution.h"
 
 #include "itkGDCMImageIO.h"
 #include "itkGDCMSeriesFileNames.h"
@@ -38,10 +46,12 @@
 #include "itksys/SystemTools.hxx"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <numeric>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -290,6 +300,102 @@ Variance(const std::vector<std::string> & args)
   return EXIT_SUCCESS;
 }
 
+/** "a,b,c" as a list of items. */
+std::vector<std::string>
+SplitList(const std::string & text)
+{
+  std::vector<std::string> items;
+  std::size_t begin = 0;
+  for (std::size_t comma; (comma = text.find(',', begin)) != std::string::npos; begin = comma + 1)
+    items.push_back(text.substr(begin, comma - begin));
+  items.push_back(text.substr(begin));
+  return items;
+}
+
+template<unsigned D>
+int
+WritePoissonProblem(const std::vector<std::string> & boundaries,
+                    double shift,
+                    const std::vector<std::string> & sizes,
+                    const std::vector<std::string> & spacings,
+                    const std::string & rhsFile,
+                    const std::string & solutionFile)
+{
+  using ImageType = itk::Image<double, D>;
+  typename ImageType::SizeType size;
+  typename ImageType::SpacingType spacing;
+  typename ImageType::PointType origin;
+  std::array<bool, D> neumann{};
+  for (unsigned d = 0; d < D; ++d)
+  {
+    if (boundaries[d] != "dirichlet" && boundaries[d] != "neumann")
+      throw std::invalid_argument("poisson: boundary '" + boundaries[d] + "' is not dirichlet or neumann");
+    neumann[d] = boundaries[d] == "neumann";
+    size[d] = std::stoul(sizes[d]);
+    spacing[d] = ToDouble(spacings[d]);
+    origin[d] = 10.0 - 7.5 * d;
+  }
+  // A rotation in the x-y plane: the solver must carry it over (and not depend on it).
+  typename ImageType::DirectionType direction;
+  direction.SetIdentity();
+  direction[0][0] = direction[1][1] = 0.8;
+  direction[0][1] = -0.6;
+  direction[1][0] = 0.6;
+  std::array<typename ImageType::Pointer, 2> images{ { ImageType::New(), ImageType::New() } };
+  for (auto & image : images)
+  {
+    image->SetRegions(size);
+    image->SetSpacing(spacing);
+    image->SetOrigin(origin);
+    image->SetDirection(direction);
+    image->Allocate();
+  }
+  itk::PSCRTesting::FillManufactured(images[0].GetPointer(), images[1].GetPointer(), neumann, shift);
+  const std::size_t n = images[0]->GetLargestPossibleRegion().GetNumberOfPixels();
+  double * u = images[0]->GetBufferPointer();
+  const double * f = images[1]->GetBufferPointer();
+  double sumF = 0, normF = 0;
+  for (std::size_t i = 0; i < n; ++i)
+  {
+    sumF += f[i];
+    normF += f[i] * f[i];
+  }
+  const bool singular = shift == 0.0 && std::all_of(neumann.begin(), neumann.end(), [](bool b) { return b; });
+  if (singular)
+  {
+    const double mean = std::accumulate(u, u + n, 0.0) / static_cast<double>(n);
+    std::for_each(u, u + n, [mean](double & x) { x -= mean; });
+  }
+  using FloatImageD = itk::Image<float, D>;
+  for (unsigned k = 0; k < 2; ++k)
+  {
+    auto out = FloatImageD::New();
+    out->CopyInformation(images[k]);
+    out->SetRegions(images[k]->GetLargestPossibleRegion());
+    out->Allocate();
+    std::copy(images[k]->GetBufferPointer(), images[k]->GetBufferPointer() + n, out->GetBufferPointer());
+    itk::WriteImage(out, k == 0 ? solutionFile : rhsFile);
+  }
+  std::cout << "Poisson problem " << size << ", spacing " << spacing << ", shift " << shift
+            << (singular ? " (singular: solution with zero mean)" : "")
+            << ": |sum f| / (sqrt(N) |f|) = " << std::abs(sumF) / std::sqrt(static_cast<double>(n) * normF) << "\n";
+  return EXIT_SUCCESS;
+}
+
+int
+Poisson(const std::vector<std::string> & args)
+{
+  if (args.size() != 6)
+    throw std::invalid_argument("poisson <boundaries> <shift> <sizes> <spacings> <rhs-file> <solution-file>");
+  const auto boundaries = SplitList(args[0]), sizes = SplitList(args[2]), spacings = SplitList(args[3]);
+  const std::size_t dimension = boundaries.size();
+  if ((dimension != 2 && dimension != 3) || sizes.size() != dimension || spacings.size() != dimension)
+    throw std::invalid_argument("poisson: give 2 or 3 boundaries, sizes and spacings");
+  const double shift = ToDouble(args[1]);
+  return dimension == 2 ? WritePoissonProblem<2>(boundaries, shift, sizes, spacings, args[4], args[5])
+                        : WritePoissonProblem<3>(boundaries, shift, sizes, spacings, args[4], args[5]);
+}
+
 } // namespace
 
 int
@@ -309,7 +415,10 @@ main(int argc, char * argv[])
       return PSNRGain(args);
     if (command == "variance")
       return Variance(args);
-    std::cerr << "usage: gpurTestData phantom|dicom-series|compare|psnr-gain|variance ... (see the source's header)\n";
+    if (command == "poisson")
+      return Poisson(args);
+    std::cerr << "usage: gpurTestData phantom|dicom-series|compare|psnr-gain|variance|poisson ... (see the source's "
+                 "header)\n";
   }
   catch (const std::exception & e)
   {

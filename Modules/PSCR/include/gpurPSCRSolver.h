@@ -12,7 +12,8 @@
 // Plan / execute: the constructor builds the plan once (the radix-q reduction
 // sets for each size, the generalised eigenproblems of every block, their
 // eigenvector entries at the q + 1 rows PSCR reads, §4.5) and Solve() reuses
-// it for any number of right-hand sides, from several threads if wanted.
+// it for any number of right-hand sides, from several threads if wanted (on
+// OpenCL the solves of one solver are serialised: it has one device workspace).
 //
 // The method: the slowest axis is reduced by radix-q PSCR with the sets
 // J_i = {multiples of q^i} (§4.4), which works for every size, not only
@@ -32,9 +33,22 @@
 // f <- f - (e^T f) M e, and returns the solution with e^T M u = 0 (the
 // M-weighted mean, i.e. the integral of u, is zero). A null space of dimension
 // >= 2 is refused in the constructor.
+//
+// Backends (PSCROptions::execution): the CPU reference above, or OpenCL, where
+// the plan's arrays (eigenvalues, eigenvector entries, block tables, factors)
+// are uploaded once by the constructor and a solve runs entirely on the device
+// (kernels/pscr_*.cl): the levels of every axis as batches of partial solves,
+// down to batched tridiagonal solves along x. Solve(f, u) on host arrays
+// uploads f and downloads u; Solve on DeviceBuffers of the solver's device
+// keeps everything there, so another engine can chain solves with its own
+// kernels and no host round trip. Auto picks OpenCL when a device (with fp64
+// for double and complex<double>) exists, else the CPU; BackendUsed() says
+// which one runs.
 #ifndef gpurPSCRSolver_h
 #define gpurPSCRSolver_h
 
+#include "gpurBuffer.h"
+#include "gpurExecution.h"
 #include "gpurSeparableOperator.h"
 #include "gpurTridiagonal.h"
 
@@ -49,7 +63,13 @@ struct PSCROptions
 {
   /** The radix q of the reduction: 4 (default, half the levels of radix 2) or 2. */
   unsigned radix = 4;
-  /** The algorithm of the innermost tridiagonal solves along x. */
+  /**
+   * The algorithm of the innermost tridiagonal solves along x. On OpenCL,
+   * Thomas runs one work-item per system (suits many systems: 3D, large
+   * batches); CR, PCR and the hybrid run one work-group per system in local
+   * memory (suits fewer, longer systems: [PIII]'s GPU choice, digest §2.4), and
+   * fall back to Thomas for a system too large for the device's local memory.
+   */
   TridiagonalOptions tridiagonal;
   /**
    * Singular operators only: the largest |e^T f| / (|e| |f|) accepted (see
@@ -57,8 +77,14 @@ struct PSCROptions
    * double, 3.5e-4 in float); 1 accepts any f (always projects).
    */
   double compatibilityTolerance = 0;
-  /** The CPU's parallel loop; empty: std::thread over all cores. */
+  /**
+   * The CPU's parallel loop (plan setup, and solves on the CPU backend); empty:
+   * execution.parallelFor, and when that is empty too std::thread over all
+   * cores. Kept for existing callers; execution.parallelFor is the same setting.
+   */
   ParallelForFunction parallelFor;
+  /** Backend (Auto, CPU, OpenCL) and OpenCL device; see above. */
+  ExecutionOptions execution;
 
   /** Throws InvalidArgument for a radix other than 2 or 4, bad tridiagonal options or a tolerance outside [0, 1]. */
   void
@@ -67,6 +93,8 @@ struct PSCROptions
 
 template<typename Scalar>
 struct PSCRPlan;
+template<typename Scalar>
+class PSCRDeviceSolver;
 
 /**
  * The PSCR solver for one separable operator with 2 or 3 axes. Scalar is
@@ -79,7 +107,13 @@ template<typename Scalar>
 class PSCRSolver
 {
 public:
-  /** Builds the plan; throws InvalidArgument naming what is wrong with the operator or the options. */
+  /**
+   * Builds the plan, and on OpenCL uploads it and builds the kernels. Throws
+   * InvalidArgument naming what is wrong with the operator or the options (an
+   * unknown device; double or complex<double> with an explicit OpenCL backend
+   * on a device without fp64; a problem larger than the device memory),
+   * BuildError with the compiler's log when a kernel does not build.
+   */
   explicit PSCRSolver(const SeparableOperator<Scalar> & op, const PSCROptions & options = PSCROptions());
 
   /**
@@ -91,6 +125,30 @@ public:
    */
   void
   Solve(const Scalar * f, Scalar * u) const;
+
+  /**
+   * Solves A u = f on device buffers of this solver's device (OpenCL backend
+   * only; allocate them on Context()), each of at least Count() values; f and u
+   * may be the same buffer. The work is enqueued on Context().Queue(0), the
+   * in-order compute queue, after whatever the caller enqueued there, and the
+   * call returns without waiting, so solves chain with other kernels on that
+   * queue without host round trips. Singular operators are the exception:
+   * the compatibility check and the null-space projections read back a few
+   * sums (and the check can throw). Unlike the host Solve, f and u are not
+   * checked for non-finite values. Throws InvalidArgument on the CPU backend
+   * or for a buffer that is too small or of another context. Calls on one
+   * solver from several threads are serialised (one device workspace).
+   */
+  void
+  Solve(const DeviceBuffer<Scalar> & f, DeviceBuffer<Scalar> & u) const;
+
+  /** The backend that runs the solves: Describe() gives "CPU" or "OpenCL: <device>". */
+  const ResolvedBackend &
+  BackendUsed() const;
+
+  /** The OpenCL context of the solver's device; throws InvalidArgument on the CPU backend. */
+  DeviceContext &
+  Context() const;
 
   unsigned
   Dimension() const;
@@ -110,13 +168,19 @@ public:
   /** Tridiagonal solves along x per right-hand side (e.g. 279 for q = 4, n_y = 63 in 2D, digest §4.3). */
   std::size_t
   TridiagonalSolveCount() const;
-  /** Wall time of the constructor (mostly the eigenproblems). */
+  /**
+   * Wall time of the constructor: mostly the eigenproblems; on OpenCL also the
+   * upload and, the first time in the process, the kernel build.
+   */
   double
   SetupSeconds() const;
 
 private:
   std::shared_ptr<const PSCRPlan<Scalar>> m_Plan;
   ParallelForFunction m_ParallelFor;
+  ResolvedBackend m_Backend;
+  std::shared_ptr<PSCRDeviceSolver<Scalar>> m_Device; ///< OpenCL backend only
+  double m_SetupSeconds = 0;
 };
 
 } // namespace gpur

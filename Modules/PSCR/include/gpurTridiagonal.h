@@ -110,6 +110,17 @@ enum class TridiagonalAlgorithm
 const char *
 ToString(TridiagonalAlgorithm algorithm);
 
+/**
+ * The stages every algorithm is made of (see above): CR while the system has
+ * more than `crStop` rows, then `pcrSteps` PCR steps (at most ceil(log2) of
+ * what is left), then Thomas on the interleaved subsystems.
+ */
+struct TridiagonalStages
+{
+  std::size_t crStop = 0;
+  unsigned pcrSteps = 0;
+};
+
 /** Which tridiagonal algorithm runs, and the switch points of the hybrid. */
 struct TridiagonalOptions
 {
@@ -122,6 +133,13 @@ struct TridiagonalOptions
   /** Throws InvalidArgument for crStopSize = 0 or pcrSteps > 31. */
   void
   Validate() const;
+
+  /**
+   * The stages of the algorithm: Thomas (no CR, no PCR), CR (down to 1 row),
+   * PCR (no CR, 64 steps) or the hybrid's (crStopSize, pcrSteps).
+   */
+  TridiagonalStages
+  Stages() const;
 };
 
 /**

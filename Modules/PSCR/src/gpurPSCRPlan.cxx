@@ -2,7 +2,6 @@
 
 #include "gpurError.h"
 #include "gpurPSCRInternal.h"
-#include "gpurStopwatch.h"
 #include "gpurTridiagonalEigen.h"
 
 #include <algorithm>
@@ -281,7 +280,6 @@ PSCRPlan<Scalar>
 BuildPSCRPlan(const SeparableOperator<Scalar> & op, const PSCROptions & options, const ParallelForFunction & loop)
 {
   using P = Precise<Scalar>;
-  const Stopwatch clock;
   options.Validate();
   op.Validate();
   const unsigned dims = static_cast<unsigned>(op.axes.size());
@@ -354,7 +352,6 @@ BuildPSCRPlan(const SeparableOperator<Scalar> & op, const PSCROptions & options,
   plan.tridiagonalSolves = 1;
   for (unsigned d = 1; d < dims; ++d)
     plan.tridiagonalSolves *= AxisSolves(plan.reduced[d]);
-  plan.setupSeconds = clock.Seconds();
   return plan;
 }
 

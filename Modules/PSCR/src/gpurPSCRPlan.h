@@ -74,7 +74,6 @@ struct PSCRPlan
   double compatibilityTolerance = 0;
 
   std::size_t tridiagonalSolves = 0;
-  double setupSeconds = 0;
 
   std::size_t
   Count() const
@@ -94,6 +93,20 @@ struct PSCRPlan
     return count;
   }
 };
+
+/**
+ * Singular operators, both backends: throws InvalidArgument (saying how to fix
+ * f) unless |e^T f| / (|e| |f|) <= plan.compatibilityTolerance, given
+ * absEf = |e^T f| and f2 = |f|^2.
+ */
+template<typename Scalar>
+void
+CheckNullCompatibility(const PSCRPlan<Scalar> & plan, double absEf, double f2);
+
+/** Both backends: throws InvalidArgument unless the solution's `count` values are finite. */
+template<typename Scalar>
+void
+RequireFiniteSolution(const Scalar * u, std::size_t count);
 
 /** Validates the operator (2 or 3 axes) and the options and builds the plan. */
 template<typename Scalar>

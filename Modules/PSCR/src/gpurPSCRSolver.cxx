@@ -2,8 +2,10 @@
 #include "gpurPSCRSolver.h"
 
 #include "gpurError.h"
+#include "gpurPSCRDevice.h"
 #include "gpurPSCRInternal.h"
 #include "gpurPSCRPlan.h"
+#include "gpurStopwatch.h"
 
 #include <algorithm>
 #include <cmath>
@@ -358,10 +360,57 @@ Scientific(double v)
 } // namespace
 
 template<typename Scalar>
-PSCRSolver<Scalar>::PSCRSolver(const SeparableOperator<Scalar> & op, const PSCROptions & options)
-  : m_ParallelFor(pscr::ResolveParallelFor(options.parallelFor))
+void
+CheckNullCompatibility(const PSCRPlan<Scalar> & plan, double absEf, double f2)
 {
+  double e2 = 1;
+  for (const std::vector<Scalar> & e : plan.nullVector)
+  {
+    double s = 0;
+    for (const Scalar & v : e)
+      s += std::norm(static_cast<Wide<Scalar>>(v));
+    e2 *= s;
+  }
+  const double ratio = absEf > 0 ? absEf / std::sqrt(e2 * f2) : 0.0;
+  if (ratio > plan.compatibilityTolerance)
+  {
+    throw InvalidArgument("the operator is singular (for pure-Neumann Poisson its null vector e is the constant) "
+                          "and f is not compatible with it: |e^T f| / (|e| |f|) = " +
+                          Scientific(ratio) + " > " + Scientific(plan.compatibilityTolerance) +
+                          "; remove that component from f (Neumann Poisson: make the sum of f zero) or "
+                          "raise PSCROptions::compatibilityTolerance");
+  }
+}
+
+template<typename Scalar>
+void
+RequireFiniteSolution(const Scalar * u, std::size_t count)
+{
+  for (std::size_t i = 0; i < count; ++i)
+  {
+    if (!std::isfinite(std::abs(u[i])))
+    {
+      throw InvalidArgument("PSCR produced a non-finite solution: a shifted subsystem of the reduction is "
+                            "singular or the tridiagonal elimination (no pivoting) broke down; the operator is "
+                            "(nearly) singular in a way PSCR cannot handle");
+    }
+  }
+}
+
+template<typename Scalar>
+PSCRSolver<Scalar>::PSCRSolver(const SeparableOperator<Scalar> & op, const PSCROptions & options)
+  : m_ParallelFor(pscr::ResolveParallelFor(options.parallelFor ? options.parallelFor : options.execution.parallelFor))
+{
+  const Stopwatch clock;
+  // The backend first: an unknown device or a missing fp64 fails before the eigenproblems run.
+  m_Backend = ResolveBackend(options.execution, std::is_same<RealType<Scalar>, double>::value);
   m_Plan = std::make_shared<const PSCRPlan<Scalar>>(BuildPSCRPlan(op, options, m_ParallelFor));
+  if (m_Backend.backend == Backend::OpenCL)
+  {
+    m_Backend.devices = { m_Backend.device }; // one device runs the solves
+    m_Device = std::make_shared<PSCRDeviceSolver<Scalar>>(m_Plan, m_Backend.device);
+  }
+  m_SetupSeconds = clock.Seconds();
 }
 
 template<typename Scalar>
@@ -375,6 +424,12 @@ PSCRSolver<Scalar>::Solve(const Scalar * f, Scalar * u) const
   }
   const std::size_t count = plan.Count();
   RequireFiniteScalars(f, count, "PSCR right-hand side f");
+  if (m_Device)
+  {
+    m_Device->Solve(f, u);
+    RequireFiniteSolution(u, count);
+    return;
+  }
   if (u != f)
   {
     std::copy(f, f + count, u);
@@ -383,25 +438,10 @@ PSCRSolver<Scalar>::Solve(const Scalar * f, Scalar * u) const
   {
     // Compatibility of f with the null vector e, then f <- f - (e^T f) M e.
     const Wide<Scalar> ef = TensorDot(plan.nullVector, u);
-    double e2 = 1, f2 = 0;
-    for (const std::vector<Scalar> & e : plan.nullVector)
-    {
-      double s = 0;
-      for (const Scalar & v : e)
-        s += std::norm(static_cast<Wide<Scalar>>(v));
-      e2 *= s;
-    }
+    double f2 = 0;
     for (std::size_t i = 0; i < count; ++i)
       f2 += std::norm(static_cast<Wide<Scalar>>(u[i]));
-    const double ratio = std::abs(ef) > 0 ? std::abs(ef) / std::sqrt(e2 * f2) : 0.0;
-    if (ratio > plan.compatibilityTolerance)
-    {
-      throw InvalidArgument("the operator is singular (for pure-Neumann Poisson its null vector e is the constant) "
-                            "and f is not compatible with it: |e^T f| / (|e| |f|) = " +
-                            Scientific(ratio) + " > " + Scientific(plan.compatibilityTolerance) +
-                            "; remove that component from f (Neumann Poisson: make the sum of f zero) or "
-                            "raise PSCROptions::compatibilityTolerance");
-    }
+    CheckNullCompatibility(plan, std::abs(ef), f2);
     const Scalar c = static_cast<Scalar>(ef);
     ForEachTensor(plan.massNullVector, [&](std::size_t i, Scalar me) { u[i] -= c * me; });
   }
@@ -414,15 +454,37 @@ PSCRSolver<Scalar>::Solve(const Scalar * f, Scalar * u) const
     const Scalar c = static_cast<Scalar>(TensorDot(plan.massNullVector, u));
     ForEachTensor(plan.nullVector, [&](std::size_t i, Scalar e) { u[i] -= c * e; });
   }
-  for (std::size_t i = 0; i < count; ++i)
+  RequireFiniteSolution(u, count);
+}
+
+template<typename Scalar>
+void
+PSCRSolver<Scalar>::Solve(const DeviceBuffer<Scalar> & f, DeviceBuffer<Scalar> & u) const
+{
+  if (!m_Device)
   {
-    if (!std::isfinite(std::abs(u[i])))
-    {
-      throw InvalidArgument("PSCR produced a non-finite solution: a shifted subsystem of the reduction is "
-                            "singular or the tridiagonal elimination (no pivoting) broke down; the operator is "
-                            "(nearly) singular in a way PSCR cannot handle");
-    }
+    throw InvalidArgument("PSCRSolver::Solve on device buffers needs the OpenCL backend, but this solver runs on the "
+                          "CPU (set PSCROptions::execution.backend to OpenCL, or solve host arrays)");
   }
+  m_Device->Solve(f, u);
+}
+
+template<typename Scalar>
+const ResolvedBackend &
+PSCRSolver<Scalar>::BackendUsed() const
+{
+  return m_Backend;
+}
+
+template<typename Scalar>
+DeviceContext &
+PSCRSolver<Scalar>::Context() const
+{
+  if (!m_Device)
+  {
+    throw InvalidArgument("PSCRSolver::Context: this solver runs on the CPU and has no OpenCL context");
+  }
+  return m_Device->Context();
 }
 
 template<typename Scalar>
@@ -488,8 +550,17 @@ template<typename Scalar>
 double
 PSCRSolver<Scalar>::SetupSeconds() const
 {
-  return m_Plan->setupSeconds;
+  return m_SetupSeconds;
 }
+
+#define GPUR_INSTANTIATE_PSCR_CHECKS(T)                                                                                \
+  template void CheckNullCompatibility<T>(const PSCRPlan<T> &, double, double);                                        \
+  template void RequireFiniteSolution<T>(const T *, std::size_t);
+
+GPUR_INSTANTIATE_PSCR_CHECKS(float)
+GPUR_INSTANTIATE_PSCR_CHECKS(double)
+GPUR_INSTANTIATE_PSCR_CHECKS(std::complex<float>)
+GPUR_INSTANTIATE_PSCR_CHECKS(std::complex<double>)
 
 template class PSCRSolver<float>;
 template class PSCRSolver<double>;

@@ -228,22 +228,8 @@ template<typename T>
 void
 SolveFullLength(std::size_t n, T * a, T * b, T * c, T * x, const TridiagonalOptions & options, T * work)
 {
-  constexpr std::size_t all = std::numeric_limits<std::size_t>::max();
-  switch (options.algorithm)
-  {
-    case TridiagonalAlgorithm::Thomas:
-      SolveKernel(n, a, b, c, x, all, 0, work);
-      break;
-    case TridiagonalAlgorithm::CR:
-      SolveKernel(n, a, b, c, x, 1, 0, work);
-      break;
-    case TridiagonalAlgorithm::PCR:
-      SolveKernel(n, a, b, c, x, all, 64, work);
-      break;
-    case TridiagonalAlgorithm::Hybrid:
-      SolveKernel(n, a, b, c, x, options.crStopSize, options.pcrSteps, work);
-      break;
-  }
+  const TridiagonalStages stages = options.Stages();
+  SolveKernel(n, a, b, c, x, stages.crStop, stages.pcrSteps, work);
 }
 
 template<typename T>
@@ -321,6 +307,24 @@ TridiagonalOptions::Validate() const
     throw InvalidArgument("TridiagonalOptions::pcrSteps is " + std::to_string(pcrSteps) +
                           "; at most 31 PCR steps are allowed (31 already decouples 2^31 rows)");
   }
+}
+
+TridiagonalStages
+TridiagonalOptions::Stages() const
+{
+  constexpr std::size_t all = std::numeric_limits<std::size_t>::max();
+  switch (algorithm)
+  {
+    case TridiagonalAlgorithm::Thomas:
+      return { all, 0 };
+    case TridiagonalAlgorithm::CR:
+      return { 1, 0 };
+    case TridiagonalAlgorithm::PCR:
+      return { all, 64 };
+    case TridiagonalAlgorithm::Hybrid:
+      return { crStopSize, pcrSteps };
+  }
+  return { all, 0 };
 }
 
 template<typename T>

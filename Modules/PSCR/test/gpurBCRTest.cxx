@@ -126,6 +126,7 @@ TEST(BCR, RoundTripsAndAgreementWithPSCR)
     {
       gpur::PSCROptions options;
       options.radix = radix;
+      options.execution.backend = gpur::Backend::CPU;
       std::vector<double> v(n1 * n2);
       gpur::PSCRSolver<double>(AsSeparable(D, n1), options).Solve(f.data(), v.data());
       const double agreement = RelativeDifference(v, u);

@@ -44,10 +44,19 @@ MakeOperator(const std::vector<AxisFactors<double>> & axes, double shift)
   return gpur::CastOperator<T>(op);
 }
 
+// These tests are of the CPU reference (gpurPSCROpenCLTest.cxx compares OpenCL with it).
+PSCROptions
+CPU()
+{
+  PSCROptions o;
+  o.execution.backend = gpur::Backend::CPU;
+  return o;
+}
+
 PSCROptions
 Serial(unsigned radix)
 {
-  PSCROptions o;
+  PSCROptions o = CPU();
   o.radix = radix;
   o.parallelFor = gpur::MakeThreadParallelFor(1);
   return o;
@@ -76,18 +85,6 @@ FloatResidual(const SeparableOperator<double> & op, const PSCROptions & options,
   PSCRSolver<float>(opf, options).Solve(f.data(), u.data());
   const std::vector<double> ud(u.begin(), u.end()), fd(f.begin(), f.end());
   return RelativeResidual(op, ud, fd);
-}
-
-// P1 factors on a random mesh with n unknowns whose ends vary with n % 3
-// (Dirichlet-Dirichlet, Neumann-Dirichlet, Dirichlet-Neumann) and whose mass
-// matrix with n % 2 (consistent, lumped).
-AxisFactors<double>
-VariedAxis(std::size_t n, unsigned seed)
-{
-  const BoundaryCondition left = n % 3 == 1 ? N : D, right = n % 3 == 2 ? N : D;
-  const std::size_t dropped = (left == D) + (right == D);
-  return gpur::MakeP1Axis(
-    RandomMesh(n + dropped - 1, 1.0, seed), left, right, n % 2 ? MassMatrix::Lumped : MassMatrix::Consistent);
 }
 
 } // namespace
@@ -297,7 +294,7 @@ TEST(PSCRSolver, ManufacturedSolutionsConvergeAtSecondOrder)
       exact[i] = e;
       f[i] = load * e;
     }
-    PSCRSolver<double>(op).Solve(f.data(), u.data());
+    PSCRSolver<double>(op, CPU()).Solve(f.data(), u.data());
     double err = 0;
     for (std::size_t i = 0; i < u.size(); ++i)
       err = std::max(err, std::abs(u[i] - exact[i]));
@@ -398,9 +395,9 @@ TEST(PSCRSolver, ThreeDimensionalRoundTrips)
       EXPECT_LE(rf, 1e-4) << "float " << n[0] << "x" << n[1] << "x" << n[2];
     }
   }
-  // A larger cube with the default (multithreaded) options.
+  // A larger cube, multithreaded.
   std::vector<AxisFactors<double>> cube(3, gpur::MakeP1Axis(RandomMesh(32, 1, 5), D, D, MassMatrix::Consistent));
-  const double residual = RoundTrip(SeparableOperator<double>{ cube, 0.0 }, PSCROptions(), 6).first;
+  const double residual = RoundTrip(SeparableOperator<double>{ cube, 0.0 }, CPU(), 6).first;
   worst = std::max(worst, residual);
   EXPECT_LE(residual, 1e-10) << "31^3";
   std::printf("  3D: max residual %.2e, float %.2e\n", worst, worstFloat);
@@ -473,7 +470,7 @@ TEST(PSCRSolver, SingularNeumannPoisson)
     v -= static_cast<float>(mean / static_cast<double>(u0.size()));
   std::vector<float> f(op.Count()), u(op.Count());
   gpur::ApplySeparableOperator(opf, u0.data(), f.data());
-  PSCRSolver<float>(opf).Solve(f.data(), u.data());
+  PSCRSolver<float>(opf, CPU()).Solve(f.data(), u.data());
   EXPECT_LE(RelativeDifference(u, u0), 1e-4);
   // Complex scalars (real factors): the same null vector, the bilinear e^T f.
   const SeparableOperator<cd> opc = gpur::CastOperator<cd>(op);
@@ -484,7 +481,7 @@ TEST(PSCRSolver, SingularNeumannPoisson)
   for (cd & v : uc)
     v -= meanc / static_cast<double>(uc.size()); // M = I: the plain mean
   gpur::ApplySeparableOperator(opc, uc.data(), fc.data());
-  const PSCRSolver<cd> complexSolver(opc);
+  const PSCRSolver<cd> complexSolver(opc, CPU());
   EXPECT_TRUE(complexSolver.IsSingular());
   complexSolver.Solve(fc.data(), xc.data());
   EXPECT_LE(RelativeDifference(xc, uc), 1e-10);

@@ -1,10 +1,11 @@
 // Helpers of the PSCR tests: random data, norms, a dense reference solver, and
 // a dense Kronecker assembly of a separable operator, all independent of the
-// engine's code.
+// engine's code; and VariedAxis, test factors made by the problem generators.
 #ifndef gpurPSCRTesting_h
 #define gpurPSCRTesting_h
 
 #include "gpurSeparableOperator.h"
+#include "gpurSeparableProblems.h"
 
 #include <cmath>
 #include <complex>
@@ -91,6 +92,21 @@ RandomMesh(std::size_t intervals, double length, unsigned seed)
   for (double h : steps)
     nodes.push_back(nodes.back() + h * length / total);
   return nodes;
+}
+
+/**
+ * P1 factors on a random mesh with n unknowns whose ends vary with n % 3
+ * (Dirichlet-Dirichlet, Neumann-Dirichlet, Dirichlet-Neumann) and whose mass
+ * matrix with n % 2 (consistent, lumped).
+ */
+inline AxisFactors<double>
+VariedAxis(std::size_t n, unsigned seed)
+{
+  const BoundaryCondition D = BoundaryCondition::Dirichlet, N = BoundaryCondition::Neumann;
+  const BoundaryCondition left = n % 3 == 1 ? N : D, right = n % 3 == 2 ? N : D;
+  const std::size_t dropped = (left == D) + (right == D);
+  return MakeP1Axis(
+    RandomMesh(n + dropped - 1, 1.0, seed), left, right, n % 2 ? MassMatrix::Lumped : MassMatrix::Consistent);
 }
 
 /** Dense row-major matrix. */

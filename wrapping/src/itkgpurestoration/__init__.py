@@ -1,10 +1,11 @@
-"""Total-variation (ROF) denoising on OpenCL devices or the CPU.
+"""Total-variation (ROF) denoising on OpenCL devices or the CPU, and fast Poisson solves.
 
 The package wraps the ITK-free C++ engine of ITKGPURestoration. It accepts
 NumPy arrays, ``SimpleITK.Image`` and ``itk.Image`` objects and returns the
 same kind. See ``denoise_tv``, ``denoise_tv_dask`` (chunked volumes, exact by
 rounds), ``denoise_statistical_tv`` (noise-weighted TV for CT, TV gradient
-descent), ``make_ct_phantom`` (simulated CT test data) and ``list_devices``.
+descent), ``solve_poisson`` and ``PoissonSolver`` (PSCR direct solver of
+-Lap u + c u = f), ``make_ct_phantom`` (simulated CT test data) and ``list_devices``.
 """
 
 from ._chunked import denoise_tv_dask
@@ -12,16 +13,19 @@ from ._core import Aborted
 from ._denoise import denoise_tv, lam_from_skimage_weight
 from ._devices import list_devices
 from ._phantom import CTPhantom, make_ct_phantom
+from ._poisson import PoissonSolver, solve_poisson
 from ._statistical import denoise_statistical_tv
 
 __all__ = [
     "Aborted",
     "CTPhantom",
+    "PoissonSolver",
     "denoise_statistical_tv",
     "denoise_tv",
     "denoise_tv_dask",
     "lam_from_skimage_weight",
     "list_devices",
     "make_ct_phantom",
+    "solve_poisson",
 ]
 __version__ = "0.1.0"

@@ -1,6 +1,6 @@
 // pybind11 module itkgpurestoration._core: the thin layer between NumPy arrays
 // and the ITK-free engines (gpur::DenoiseTV, gpur::DenoiseStatisticalTV,
-// gpur::DenoiseStatisticalTVGD) and the CT phantom generator. Argument checking
+// gpur::DenoiseStatisticalTVGD, gpur::PSCRSolver) and the CT phantom generator. Argument checking
 // that needs Python types (SimpleITK/itk images, dtype policy) lives in the
 // Python package.
 #include "gpurCTPhantom.h"
@@ -8,7 +8,10 @@
 #include "gpurError.h"
 #include "gpurExecution.h"
 #include "gpurGrid.h"
+#include "gpurPSCRSolver.h"
+#include "gpurSeparableProblems.h"
 #include "gpurStatisticalTV.h"
+#include "gpurStopwatch.h"
 #include "gpurTVDenoiser.h"
 
 #include <pybind11/numpy.h>
@@ -16,7 +19,9 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <cmath>
 #include <exception>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -388,6 +393,131 @@ ContinueTV(py::array_t<Real, py::array::c_style> state,
   return out;
 }
 
+/**
+ * A PSCR plan for -Lap_h u + c u = f on a uniform grid: gpur::PSCRSolver over
+ * the second differences of gpurSeparableProblems.h, both ends of an axis
+ * alike, as itk::PSCRPoissonSolver builds them (so the Python and ITK faces
+ * solve the same discrete problem). Built once, solved any number of times.
+ * shape, spacing and neumann are in array-axis order ((z,) y, x).
+ */
+template<typename Real>
+class PoissonPlan
+{
+public:
+  PoissonPlan(const std::vector<py::ssize_t> & shape,
+              const std::vector<double> & spacing,
+              const std::vector<bool> & neumann,
+              double shift,
+              unsigned radix,
+              bool project,
+              const std::string & backend,
+              const std::string & device)
+    : m_Shape(shape)
+  {
+    if (shape.size() != 2 && shape.size() != 3)
+    {
+      throw gpur::InvalidArgument("the grid must be 2D or 3D, got " + std::to_string(shape.size()) + " dimensions");
+    }
+    if (std::any_of(shape.begin(), shape.end(), [](py::ssize_t n) { return n < 1; }))
+    {
+      throw gpur::InvalidArgument("every size of the grid must be >= 1");
+    }
+    if (neumann.size() != shape.size())
+    {
+      throw gpur::InvalidArgument("boundary needs " + std::to_string(shape.size()) + " values, got " +
+                                  std::to_string(neumann.size()));
+    }
+    const gpur::Grid grid = GridOf(shape.data(), shape.size(), spacing);
+    grid.Validate();
+    if (!std::isfinite(shift))
+    {
+      throw gpur::InvalidArgument("shift must be finite");
+    }
+    gpur::SeparableOperator<double> op;
+    for (unsigned d = 0; d < grid.dimension; ++d)
+    {
+      const gpur::BoundaryCondition condition =
+        neumann[grid.dimension - 1 - d] ? gpur::BoundaryCondition::Neumann : gpur::BoundaryCondition::Dirichlet;
+      op.axes.push_back(gpur::MakeSecondDifferenceAxis(grid.size[d], grid.spacing[d], condition, condition));
+    }
+    op.shift = shift;
+    gpur::PSCROptions options;
+    options.radix = radix;
+    // 1 accepts any right-hand side of a singular problem and projects it; 0: the engine's sqrt(epsilon).
+    options.compatibilityTolerance = project ? 1.0 : 0.0;
+    options.execution = Execution(backend, device);
+    py::gil_scoped_release release;
+    m_Solver = std::make_unique<gpur::PSCRSolver<Real>>(gpur::CastOperator<Real>(op), options);
+  }
+
+  /** (u, seconds of the solve) for f of the plan's shape (dtype and layout: noconvert at the binding). */
+  py::tuple
+  Solve(py::array_t<Real, py::array::c_style> f) const
+  {
+    if (static_cast<std::size_t>(f.ndim()) != m_Shape.size() || !std::equal(m_Shape.begin(), m_Shape.end(), f.shape()))
+    {
+      throw gpur::InvalidArgument("the right-hand side's shape differs from the plan's");
+    }
+    py::array_t<Real> u = LikeArray(f);
+    const Real * in = f.data();
+    Real * out = u.mutable_data();
+    double seconds = 0;
+    {
+      py::gil_scoped_release release;
+      const gpur::Stopwatch watch;
+      m_Solver->Solve(in, out);
+      seconds = watch.Seconds();
+    }
+    return py::make_tuple(u, seconds);
+  }
+
+  const gpur::PSCRSolver<Real> &
+  Solver() const
+  {
+    return *m_Solver;
+  }
+
+private:
+  std::vector<py::ssize_t> m_Shape;
+  std::unique_ptr<const gpur::PSCRSolver<Real>> m_Solver;
+};
+
+template<typename Real>
+void
+DefinePoissonPlan(py::module_ & m, const std::string & suffix)
+{
+  using Plan = PoissonPlan<Real>;
+  py::class_<Plan>(m, ("PoissonPlan_" + suffix).c_str())
+    .def(py::init<const std::vector<py::ssize_t> &,
+                  const std::vector<double> &,
+                  const std::vector<bool> &,
+                  double,
+                  unsigned,
+                  bool,
+                  const std::string &,
+                  const std::string &>(),
+         py::arg("shape"),
+         py::arg("spacing"),
+         py::arg("neumann"),
+         py::arg("shift"),
+         py::arg("radix"),
+         py::arg("project"),
+         py::arg("backend"),
+         py::arg("device"))
+    .def("solve", &Plan::Solve, py::arg("f").noconvert())
+    .def_property_readonly("backend",
+                           [](const Plan & p)
+                           {
+                             const gpur::ResolvedBackend & used = p.Solver().BackendUsed();
+                             const bool opencl = used.backend == gpur::Backend::OpenCL;
+                             return py::make_tuple(
+                               opencl ? "OpenCL" : "CPU", opencl ? used.device.name : std::string(), used.Describe());
+                           })
+    .def_property_readonly("singular", [](const Plan & p) { return p.Solver().IsSingular(); })
+    .def_property_readonly("setup_seconds", [](const Plan & p) { return p.Solver().SetupSeconds(); })
+    .def_property_readonly("tridiagonal_solves", [](const Plan & p) { return p.Solver().TridiagonalSolveCount(); });
+}
+
 py::list
 ListDevices()
 {
@@ -511,6 +641,8 @@ PYBIND11_MODULE(_core, m)
 
   DefineEngine<float>(m, "float32");
   DefineEngine<double>(m, "float64");
+  DefinePoissonPlan<float>(m, "float32");
+  DefinePoissonPlan<double>(m, "float64");
   m.def("list_devices", &ListDevices, "Every OpenCL device, as dicts");
   m.def("make_ct_phantom",
         &MakeCTPhantom,

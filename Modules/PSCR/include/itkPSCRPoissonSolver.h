@@ -1,0 +1,249 @@
+#ifndef itkPSCRPoissonSolver_h
+#define itkPSCRPoissonSolver_h
+
+#include "gpurExecution.h"
+#include "gpurPSCRSolver.h"
+#include "gpurSeparableProblems.h"
+#include "itkFixedArray.h"
+#include "itkImageToImageFilter.h"
+
+#include <array>
+#include <memory>
+#include <string>
+
+namespace itk
+{
+
+/**
+ * \class PSCRPoissonSolver
+ * \brief Fast direct solver of Poisson, modified Helmholtz and Helmholtz
+ * equations on the grid of an image: right-hand side f in, solution u out.
+ *
+ * Solves  -Lap_h u + c u = f  with the standard second-order finite-difference
+ * Laplacian in physical units (the 5-point stencil in 2D, 7-point in 3D, each
+ * axis' difference divided by its spacing squared), so anisotropic voxels are
+ * handled; u and f live on the input's grid, and the output keeps its origin,
+ * spacing and direction (the Laplacian does not depend on the direction).
+ * Shift c (SetShift): 0 is Poisson, c > 0 modified Helmholtz (screened Poisson,
+ * a low-pass of length 1/sqrt(c)), c < 0 Helmholtz with wavenumber sqrt(-c).
+ *
+ * Boundary conditions, per axis (both ends of an axis alike), defined by what
+ * the stencil reads outside the image:
+ * - Dirichlet (default): 0. The boundary value u = 0 lies one spacing outside
+ *   the first and the last voxel (the voxels are the interior nodes of a grid
+ *   whose boundary nodes are not part of the image). A nonzero boundary value
+ *   g next to voxel i is the right-hand side f_i + g / h^2.
+ * - Neumann: the edge voxel itself (zero flux, a mirror half a spacing outside
+ *   the image, as itk::ZeroFluxNeumannBoundaryCondition).
+ * Both are second-order accurate (observed orders 1.95-2.01 in the tests).
+ *
+ * Singular problems: with Neumann on every axis and c = 0 (pure-Neumann
+ * Poisson) the constants solve the homogeneous problem, and a solution exists
+ * only when the sum of f is 0. By default the filter accepts f whose sum is 0
+ * up to rounding (|sum f| / (sqrt(N) ||f||) <= sqrt(machine epsilon)) and
+ * refuses any other f with an itk::ExceptionObject; ProjectRightHandSideOn()
+ * subtracts the mean of f first (the least-squares solution). The solution
+ * returned has zero mean. IsSingular() tells. A negative c equal to minus an
+ * eigenvalue of -Lap_h makes the operator singular in the same way (its null
+ * vector is then that eigenvector); near such c the problem is ill-conditioned.
+ *
+ * The method is PSCR, the partial solution variant of cyclic reduction
+ * (radix 4 by default, or 2; SetRadix), in O(N log n) operations; see
+ * gpur::PSCRSolver. Its plan (the eigenproblems of the reduction, the
+ * expensive part) is built on the first update and kept: later updates with a
+ * new right-hand side on the same grid (size and spacing) and the same
+ * settings reuse it (GetPlanReused(), GetNumberOfPlanBuilds()).
+ *
+ * Backends (SetBackend, SetDevice), those of the engine (gpur::PSCROptions::execution):
+ * CPU is the multithreaded reference (on ITK's thread pool, honouring
+ * SetNumberOfWorkUnits); OpenCL uploads the plan once and runs each solve on
+ * the device selected by SetDevice (see gpur::SelectDevices; "" =
+ * $ITKGPUR_DEVICE, else the first GPU, else the first device); Auto uses
+ * OpenCL when a device is present, falling back to the CPU for double images
+ * on devices without fp64 (an explicit OpenCL request throws instead).
+ * GetBackendUsed() tells which one ran. The plan is built for one backend and
+ * device, so changing them rebuilds it.
+ *
+ * Not in this filter (use the engine, gpurPSCRSolver.h with
+ * gpurSeparableProblems.h, on plain arrays): non-uniform meshes (P1 elements,
+ * gpur::MakeP1Axis; an itk::Image has uniform spacing) and complex Helmholtz
+ * with the second-order absorbing boundary (gpur::MakeHelmholtzABCAxis with
+ * gpur::PSCRSolver<std::complex<double>>). The absorbing boundary is a
+ * finite-element discretisation with a consistent mass matrix whose unknowns
+ * include the boundary nodes and whose right-hand side is a load vector, not
+ * pixel values on this filter's finite-difference grid, and its solution is
+ * complex; an image filter would have to invent a second contract for it.
+ *
+ * Progress: 0 at the start, 0.5 once the plan is ready, 1 at the end;
+ * AbortGenerateDataOn() is honoured between the plan and the solve. On abort
+ * or error the output holds no partial result. Errors (an empty or single-voxel
+ * image, non-finite pixels or shift, a radix other than 2 or 4, an incompatible
+ * singular right-hand side, an unknown device) raise itk::ExceptionObject.
+ *
+ * The output is always the whole image: the solution at any voxel depends on
+ * all of f, so the filter requests the whole input.
+ *
+ * \ingroup ITKGPURestorationPSCR
+ */
+template<typename TInputImage, typename TOutputImage = TInputImage>
+class PSCRPoissonSolver : public ImageToImageFilter<TInputImage, TOutputImage>
+{
+public:
+  ITK_DISALLOW_COPY_AND_MOVE(PSCRPoissonSolver);
+
+  using Self = PSCRPoissonSolver;
+  using Superclass = ImageToImageFilter<TInputImage, TOutputImage>;
+  using Pointer = SmartPointer<Self>;
+  using ConstPointer = SmartPointer<const Self>;
+
+  itkNewMacro(Self);
+  itkTypeMacro(PSCRPoissonSolver, ImageToImageFilter);
+
+  static constexpr unsigned int ImageDimension = TInputImage::ImageDimension;
+  using InputImageType = TInputImage;
+  using OutputImageType = TOutputImage;
+  using OutputPixelType = typename TOutputImage::PixelType;
+  /** The solver computes in the output pixel type: float or double. */
+  using RealType = OutputPixelType;
+  using BackendType = gpur::Backend;
+  using BoundaryConditionEnum = gpur::BoundaryCondition;
+  using BoundaryConditionArrayType = FixedArray<BoundaryConditionEnum, ImageDimension>;
+
+  static_assert(ImageDimension == 2 || ImageDimension == 3, "PSCRPoissonSolver supports 2D and 3D");
+  static_assert(std::is_same<RealType, float>::value || std::is_same<RealType, double>::value,
+                "the output pixel type must be float or double");
+  static_assert(static_cast<unsigned int>(TOutputImage::ImageDimension) == ImageDimension,
+                "the input and output images must have the same dimension");
+
+  /** c of -Lap u + c u = f (finite): 0 Poisson (default), > 0 modified Helmholtz, < 0 Helmholtz. */
+  itkSetMacro(Shift, double);
+  itkGetConstMacro(Shift, double);
+
+  /** The boundary condition of both ends of one axis (0 = x); throws for an axis >= ImageDimension. */
+  void
+  SetBoundaryCondition(unsigned int axis, BoundaryConditionEnum condition);
+  /** The same boundary condition on every axis. */
+  void
+  SetBoundaryCondition(BoundaryConditionEnum condition);
+  /** Throws for an axis >= ImageDimension. */
+  BoundaryConditionEnum
+  GetBoundaryCondition(unsigned int axis) const;
+  /** All axes at once. Default: Dirichlet everywhere. */
+  void
+  SetBoundaryConditions(const BoundaryConditionArrayType & conditions);
+  itkGetConstReferenceMacro(BoundaryConditions, BoundaryConditionArrayType);
+
+  /** Radix q of the reduction: 4 (default) or 2 (other values are refused at the update). */
+  itkSetMacro(Radix, unsigned int);
+  itkGetConstMacro(Radix, unsigned int);
+
+  /**
+   * Singular problems only (pure-Neumann Poisson): subtract the component of f
+   * along the null vector (the mean of f) instead of refusing an f whose sum is
+   * not 0. Default off.
+   */
+  itkSetMacro(ProjectRightHandSide, bool);
+  itkGetConstMacro(ProjectRightHandSide, bool);
+  itkBooleanMacro(ProjectRightHandSide);
+
+  /** Auto (default), CPU or OpenCL (see the class documentation). */
+  itkSetEnumMacro(Backend, BackendType);
+  itkGetEnumMacro(Backend, BackendType);
+  /** OpenCL device selection string; "" = default device. */
+  itkSetStringMacro(Device);
+  itkGetStringMacro(Device);
+
+  /** Results of the last update. Seconds spent building the plan; 0 when the cached plan was reused. */
+  itkGetConstMacro(SetupSeconds, double);
+  /** Seconds of the solve itself (the right-hand side's conversion and the output's allocation excluded). */
+  itkGetConstMacro(SolveSeconds, double);
+  /** The last update reused the plan of an earlier one. */
+  itkGetConstMacro(PlanReused, bool);
+  /** Plans built by this filter so far (one per change of grid or settings). */
+  itkGetConstMacro(NumberOfPlanBuilds, SizeValueType);
+  /** "CPU" or "OpenCL: <device name>" of the last update; "" before. */
+  itkGetStringMacro(BackendUsed);
+  /** The operator of the last update is singular (see the class documentation). */
+  bool
+  IsSingular() const
+  {
+    return m_Singular;
+  }
+
+  /** "Dirichlet" or "Neumann". */
+  static const char *
+  BoundaryConditionName(BoundaryConditionEnum condition);
+
+protected:
+  PSCRPoissonSolver();
+  ~PSCRPoissonSolver() override = default;
+
+  /** The solution depends on the whole right-hand side: the whole input is requested. */
+  void
+  GenerateInputRequestedRegion() override;
+  /** And the whole output is produced. */
+  void
+  EnlargeOutputRequestedRegion(DataObject * output) override;
+  void
+  GenerateData() override;
+  void
+  PrintSelf(std::ostream & os, Indent indent) const override;
+
+private:
+  /** What a plan depends on: the grid and every setting that enters the operator or the options. */
+  struct PlanKey
+  {
+    std::array<SizeValueType, ImageDimension> size{};
+    std::array<double, ImageDimension> spacing{};
+    std::array<BoundaryConditionEnum, ImageDimension> conditions{};
+    double shift = 0.0;
+    unsigned int radix = 0;
+    bool project = false;
+    ThreadIdType workUnits = 0;
+    BackendType backend = BackendType::Auto;
+    std::string device;
+
+    bool
+    operator==(const PlanKey & other) const;
+  };
+
+  /** The plan for key: the cached one if its key matches, else a new one (timed, counted). */
+  void
+  PreparePlan(const PlanKey & key);
+
+  double m_Shift{ 0.0 };
+  BoundaryConditionArrayType m_BoundaryConditions;
+  unsigned int m_Radix{ 4 };
+  bool m_ProjectRightHandSide{ false };
+  BackendType m_Backend{ BackendType::Auto };
+  std::string m_Device;
+
+  double m_SetupSeconds{ 0.0 };
+  double m_SolveSeconds{ 0.0 };
+  bool m_PlanReused{ false };
+  SizeValueType m_NumberOfPlanBuilds{ 0 };
+  bool m_Singular{ false };
+  std::string m_BackendUsed;
+
+  std::unique_ptr<gpur::PSCRSolver<RealType>> m_Plan;
+  PlanKey m_PlanKey;
+};
+
+} // namespace itk
+
+#ifndef ITK_MANUAL_INSTANTIATION
+#include "itkPSCRPoissonSolver.hxx"
+#endif
+
+// The common types are compiled once into ITKGPURestorationPSCR.
+#ifndef itkPSCRPoissonSolver_cxx
+namespace itk
+{
+extern template class PSCRPoissonSolver<Image<float, 2>>;
+extern template class PSCRPoissonSolver<Image<float, 3>>;
+extern template class PSCRPoissonSolver<Image<double, 2>>;
+extern template class PSCRPoissonSolver<Image<double, 3>>;
+} // namespace itk
+#endif
+
+#endif

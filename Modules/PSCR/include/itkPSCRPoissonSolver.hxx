@@ -1,0 +1,243 @@
+#ifndef itkPSCRPoissonSolver_hxx
+#define itkPSCRPoissonSolver_hxx
+
+#include "itkPSCRPoissonSolver.h"
+
+#include "gpurStopwatch.h"
+#include "itkGPURestorationCommon.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace itk
+{
+
+template<typename TInputImage, typename TOutputImage>
+PSCRPoissonSolver<TInputImage, TOutputImage>::PSCRPoissonSolver()
+{
+  m_BoundaryConditions.Fill(BoundaryConditionEnum::Dirichlet);
+}
+
+template<typename TInputImage, typename TOutputImage>
+const char *
+PSCRPoissonSolver<TInputImage, TOutputImage>::BoundaryConditionName(BoundaryConditionEnum condition)
+{
+  return condition == BoundaryConditionEnum::Neumann ? "Neumann" : "Dirichlet";
+}
+
+template<typename TInputImage, typename TOutputImage>
+void
+PSCRPoissonSolver<TInputImage, TOutputImage>::SetBoundaryCondition(unsigned int axis, BoundaryConditionEnum condition)
+{
+  if (axis >= ImageDimension)
+  {
+    itkExceptionMacro(<< "SetBoundaryCondition: axis " << axis << " does not exist; a " << ImageDimension
+                      << "D image has axes 0 to " << ImageDimension - 1);
+  }
+  if (m_BoundaryConditions[axis] != condition)
+  {
+    m_BoundaryConditions[axis] = condition;
+    this->Modified();
+  }
+}
+
+template<typename TInputImage, typename TOutputImage>
+void
+PSCRPoissonSolver<TInputImage, TOutputImage>::SetBoundaryCondition(BoundaryConditionEnum condition)
+{
+  BoundaryConditionArrayType all;
+  all.Fill(condition);
+  this->SetBoundaryConditions(all);
+}
+
+template<typename TInputImage, typename TOutputImage>
+auto
+PSCRPoissonSolver<TInputImage, TOutputImage>::GetBoundaryCondition(unsigned int axis) const -> BoundaryConditionEnum
+{
+  if (axis >= ImageDimension)
+  {
+    itkExceptionMacro(<< "GetBoundaryCondition: axis " << axis << " does not exist; a " << ImageDimension
+                      << "D image has axes 0 to " << ImageDimension - 1);
+  }
+  return m_BoundaryConditions[axis];
+}
+
+template<typename TInputImage, typename TOutputImage>
+void
+PSCRPoissonSolver<TInputImage, TOutputImage>::SetBoundaryConditions(const BoundaryConditionArrayType & conditions)
+{
+  if (m_BoundaryConditions != conditions)
+  {
+    m_BoundaryConditions = conditions;
+    this->Modified();
+  }
+}
+
+template<typename TInputImage, typename TOutputImage>
+bool
+PSCRPoissonSolver<TInputImage, TOutputImage>::PlanKey::operator==(const PlanKey & other) const
+{
+  return size == other.size && spacing == other.spacing && conditions == other.conditions && shift == other.shift &&
+         radix == other.radix && project == other.project && workUnits == other.workUnits && backend == other.backend &&
+         device == other.device;
+}
+
+template<typename TInputImage, typename TOutputImage>
+void
+PSCRPoissonSolver<TInputImage, TOutputImage>::GenerateInputRequestedRegion()
+{
+  Superclass::GenerateInputRequestedRegion();
+  if (auto * input = const_cast<TInputImage *>(this->GetInput()))
+  {
+    input->SetRequestedRegionToLargestPossibleRegion();
+  }
+}
+
+template<typename TInputImage, typename TOutputImage>
+void
+PSCRPoissonSolver<TInputImage, TOutputImage>::EnlargeOutputRequestedRegion(DataObject * output)
+{
+  Superclass::EnlargeOutputRequestedRegion(output);
+  output->SetRequestedRegionToLargestPossibleRegion();
+}
+
+template<typename TInputImage, typename TOutputImage>
+void
+PSCRPoissonSolver<TInputImage, TOutputImage>::PreparePlan(const PlanKey & key)
+{
+  m_PlanReused = m_Plan != nullptr && m_PlanKey == key;
+  if (m_PlanReused)
+  {
+    return;
+  }
+  m_Plan.reset(); // a failed build leaves no stale plan behind
+  gpur::SeparableOperator<double> op;
+  for (unsigned d = 0; d < ImageDimension; ++d)
+  {
+    op.axes.push_back(
+      gpur::MakeSecondDifferenceAxis(key.size[d], key.spacing[d], key.conditions[d], key.conditions[d]));
+  }
+  op.shift = key.shift;
+  gpur::PSCROptions options;
+  options.radix = key.radix;
+  // 1 accepts any right-hand side and projects it; 0 the engine's default (sqrt(epsilon)).
+  options.compatibilityTolerance = key.project ? 1.0 : 0.0;
+  options.execution.backend = key.backend;
+  options.execution.device = key.device;
+  options.execution.parallelFor = GPURestoration::MakeParallelFor(key.workUnits);
+  itkGPURestorationCallEngine(
+    m_Plan = std::make_unique<gpur::PSCRSolver<RealType>>(gpur::CastOperator<RealType>(op), options));
+  m_PlanKey = key;
+  m_SetupSeconds = m_Plan->SetupSeconds();
+  ++m_NumberOfPlanBuilds;
+}
+
+template<typename TInputImage, typename TOutputImage>
+void
+PSCRPoissonSolver<TInputImage, TOutputImage>::GenerateData()
+{
+  const TInputImage * input = this->GetInput();
+  TOutputImage * output = this->GetOutput();
+  m_BackendUsed.clear();
+  m_SetupSeconds = 0.0;
+  m_SolveSeconds = 0.0;
+  m_PlanReused = false;
+  m_Singular = false;
+
+  const typename TInputImage::RegionType region = input->GetLargestPossibleRegion();
+  if (input->GetBufferedRegion() != region)
+  {
+    itkExceptionMacro(<< "the input holds " << input->GetBufferedRegion() << " but the solver needs the whole image "
+                      << region << "; the upstream filter did not provide its requested region");
+  }
+  const gpur::Grid grid = GPURestoration::MakeGrid(input);
+  itkGPURestorationCallEngine(grid.Validate());
+  if (!std::isfinite(m_Shift))
+  {
+    itkExceptionMacro(<< "Shift is " << m_Shift << "; it must be finite (0 Poisson, > 0 modified Helmholtz, < 0 "
+                      << "Helmholtz)");
+  }
+
+  PlanKey key;
+  for (unsigned d = 0; d < ImageDimension; ++d)
+  {
+    key.size[d] = region.GetSize(d);
+    key.spacing[d] = input->GetSpacing()[d];
+    key.conditions[d] = m_BoundaryConditions[d];
+  }
+  key.shift = m_Shift;
+  key.radix = m_Radix;
+  key.project = m_ProjectRightHandSide;
+  key.workUnits = this->GetNumberOfWorkUnits();
+  key.backend = m_Backend;
+  key.device = m_Device;
+
+  this->UpdateProgress(0.0f);
+  this->PreparePlan(key);
+  m_Singular = m_Plan->IsSingular();
+  this->UpdateProgress(0.5f);
+  if (this->GetAbortGenerateData())
+  {
+    ProcessAborted e(__FILE__, __LINE__);
+    e.SetDescription("Filter execution was aborted by the user.");
+    throw e;
+  }
+
+  std::vector<RealType> converted;
+  const RealType * f = GPURestoration::PixelsAs<RealType>(input, converted);
+  // The output keeps the input's geometry (done by the superclass' GenerateOutputInformation).
+  output->SetBufferedRegion(output->GetRequestedRegion());
+  output->Allocate();
+  const gpur::Stopwatch watch;
+  try
+  {
+    itkGPURestorationCallEngine(m_Plan->Solve(f, output->GetBufferPointer()));
+  }
+  catch (ExceptionObject & e)
+  {
+    output->Initialize(); // no partial result is left behind
+    if (m_Singular && !m_ProjectRightHandSide &&
+        std::string(e.GetDescription()).find("not compatible") != std::string::npos)
+    {
+      e.SetDescription(std::string("the problem is singular (") +
+                       (m_Shift == 0.0 ? "Neumann on every axis and Shift 0: a solution exists only when the sum of "
+                                         "the input is 0"
+                                       : "Shift is minus an eigenvalue of the Laplacian") +
+                       ") and the input does not satisfy that: " + e.GetDescription() +
+                       ". Call ProjectRightHandSideOn() to subtract that component (for Neumann Poisson, the mean)");
+    }
+    throw;
+  }
+  m_SolveSeconds = watch.Seconds();
+  m_BackendUsed = m_Plan->BackendUsed().Describe();
+  this->UpdateProgress(1.0f);
+}
+
+template<typename TInputImage, typename TOutputImage>
+void
+PSCRPoissonSolver<TInputImage, TOutputImage>::PrintSelf(std::ostream & os, Indent indent) const
+{
+  Superclass::PrintSelf(os, indent);
+  os << indent << "Shift: " << m_Shift << std::endl;
+  os << indent << "BoundaryConditions:";
+  for (unsigned d = 0; d < ImageDimension; ++d)
+  {
+    os << (d ? ", " : " ") << BoundaryConditionName(m_BoundaryConditions[d]);
+  }
+  os << std::endl;
+  os << indent << "Radix: " << m_Radix << std::endl;
+  os << indent << "ProjectRightHandSide: " << (m_ProjectRightHandSide ? "On" : "Off") << std::endl;
+  os << indent << "Backend: " << gpur::ToString(m_Backend) << std::endl;
+  os << indent << "Device: " << (m_Device.empty() ? "(default)" : m_Device) << std::endl;
+  os << indent << "BackendUsed: " << (m_BackendUsed.empty() ? "(not run)" : m_BackendUsed) << std::endl;
+  os << indent << "Singular: " << (m_Singular ? "yes" : "no") << std::endl;
+  os << indent << "PlanReused: " << (m_PlanReused ? "yes" : "no") << std::endl;
+  os << indent << "NumberOfPlanBuilds: " << m_NumberOfPlanBuilds << std::endl;
+  os << indent << "SetupSeconds: " << m_SetupSeconds << std::endl;
+  os << indent << "SolveSeconds: " << m_SolveSeconds << std::endl;
+}
+
+} // namespace itk
+
+#endif

@@ -1,0 +1,197 @@
+// The OpenCL backend of the PSCR module (internal): batched shifted
+// tridiagonal solves on a device (gpurTridiagonalOpenCL.cxx) and the PSCR
+// solve of a plan on a device (gpurPSCROpenCL.cxx), both on the kernels of
+// kernels/pscr_*.cl.
+#ifndef gpurPSCRDevice_h
+#define gpurPSCRDevice_h
+
+#include "gpurBuffer.h"
+#include "gpurPSCRPlan.h"
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace gpur
+{
+
+namespace pscr
+{
+
+/** n rounded up to a multiple of m. */
+inline std::size_t
+RoundUp(std::size_t n, std::size_t m)
+{
+  return (n + m - 1) / m * m;
+}
+
+/** The largest work-group the kernel can run with on the device. */
+inline std::size_t
+KernelGroupLimit(const cl::Kernel & kernel, const DeviceInfo & device)
+{
+  return kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(cl::Device(device.id, true));
+}
+
+} // namespace pscr
+
+/**
+ * The module's program for Scalar on the context's device: the core's
+ * gpur_common.cl and gpur_reduce.cl with pscr_scalar.cl, pscr_tridiagonal.cl and
+ * pscr_solve.cl (-DPSCR_COMPLEX for complex scalars). `device` is checked for
+ * fp64 when Scalar needs it (InvalidArgument naming `what`); a compiler error
+ * throws BuildError with the build log.
+ */
+template<typename Scalar>
+cl::Program
+BuildPSCRProgram(DeviceContext & context, const DeviceInfo & device, const std::string & what);
+
+/**
+ * Batched shifted tridiagonal solves on one device, for one pair (A, M) of
+ * size n: (A + shifts[p] M) x_p = b_p for p < count, in place (x_p at x + p n).
+ * The algorithm is options' (see PSCROptions::tridiagonal): Thomas runs
+ * one work-item per system, CR / PCR / hybrid one work-group per system in
+ * local memory, or Thomas when the system does not fit there.
+ */
+template<typename Scalar>
+class TridiagonalDeviceSolver
+{
+public:
+  /** Uploads the factors; `maxCount` is the most systems one Solve gets (it sizes the Thomas workspace). */
+  TridiagonalDeviceSolver(DeviceContext & context,
+                          const DeviceInfo & device,
+                          const AxisFactors<Scalar> & factors,
+                          const TridiagonalOptions & options,
+                          std::size_t maxCount);
+
+  /**
+   * Enqueues the solves on `queue` (nothing waits). System `singular` (or -1)
+   * drops its last equation and gets 0 there, as on the CPU (gpurPSCRSolver.cxx).
+   */
+  void
+  Solve(const cl::CommandQueue & queue,
+        const cl::Buffer & x,
+        std::size_t count,
+        const cl::Buffer & shifts,
+        long singular = -1);
+
+  /** True when the work-group kernel in local memory runs, false for Thomas per work-item. */
+  bool
+  UsesLocalMemory() const
+  {
+    return m_Local;
+  }
+
+  /** Device memory the solver needs for these sizes (factors and the Thomas workspace). */
+  static std::uint64_t
+  Bytes(const DeviceInfo & device, std::size_t n, const TridiagonalOptions & options, std::size_t maxCount);
+
+private:
+  std::size_t m_N;
+  std::size_t m_MaxCount;
+  TridiagonalStages m_Stages;
+  bool m_Local;
+  int m_Remainder = 0;         ///< local kernel: the most rows CR leaves
+  std::size_t m_GroupSize = 1; ///< local kernel: work-items per system
+  DeviceBuffer<Scalar> m_Factors, m_Workspace;
+  cl::Kernel m_Thomas, m_LocalKernel;
+};
+
+/**
+ * A PSCR plan on one device: its arrays uploaded once, the workspace of a
+ * solve allocated once, and the solve enqueued as kernels (see
+ * kernels/pscr_solve.cl for the steps). Solves are serialised by a mutex.
+ */
+template<typename Scalar>
+class PSCRDeviceSolver
+{
+public:
+  /** Throws InvalidArgument when fp64 is missing for Scalar or the problem does not fit the device memory. */
+  PSCRDeviceSolver(std::shared_ptr<const PSCRPlan<Scalar>> plan, const DeviceInfo & device);
+
+  DeviceContext &
+  Context() const
+  {
+    return *m_Context;
+  }
+
+  /** Uploads f, solves, downloads u (the caller checks f and u for non-finite values). */
+  void
+  Solve(const Scalar * f, Scalar * u);
+
+  /** Copies f into u on the device (unless the same buffer) and solves there; see PSCRSolver::Solve. */
+  void
+  Solve(const DeviceBuffer<Scalar> & f, const DeviceBuffer<Scalar> & u);
+
+  /** Whether the innermost tridiagonal solves run in local memory (see TridiagonalDeviceSolver). */
+  bool
+  TridiagonalUsesLocalMemory() const
+  {
+    return m_Tridiagonal->UsesLocalMemory();
+  }
+
+private:
+  // The device arrays of one reduced axis d >= 1 and its workspace.
+  struct AxisBuffers
+  {
+    std::vector<DeviceBuffer<cl_int>> blocks;   ///< per level: 8 ints per block (pscr_block)
+    std::vector<DeviceBuffer<cl_int>> jobBlock; ///< per level: the block of each partial solve
+    DeviceBuffer<Scalar> values, vectors;
+    DeviceBuffer<Scalar> z;           ///< the level's partial solutions, problems x jobs x inner values
+    DeviceBuffer<Scalar> v;           ///< block-end vectors, problems x blocks x 2 x inner values
+    DeviceBuffer<Scalar> innerShifts; ///< the shift of each partial solve, problems x jobs
+  };
+
+  void
+  SolveInPlace(const cl::Buffer & u);
+  void
+  Axis(unsigned d, const cl::Buffer & X, std::size_t problems, const cl::Buffer & shifts, long singular);
+  void
+  Gather(unsigned d,
+         std::size_t level,
+         const cl::Buffer & X,
+         std::size_t problems,
+         const cl::Buffer & shifts,
+         bool withCouplings);
+  /** pscr_reduce_couple (pass 0 or 1) or pscr_back_couple (pass -1) of a level. */
+  void
+  Couple(cl::Kernel & kernel,
+         unsigned d,
+         std::size_t level,
+         const cl::Buffer & X,
+         std::size_t problems,
+         const cl::Buffer & shifts,
+         int pass);
+  void
+  Enqueue(const cl::Kernel & kernel, std::size_t inner, std::size_t second, std::size_t problems);
+  /** e^T x (summed in double) and |x|^2; e is a tensor-product vector on the device. */
+  std::complex<double>
+  NullDot(const cl::Buffer & x, const DeviceBuffer<Scalar> & e, double & norm2);
+  void
+  NullAxpy(const cl::Buffer & x, const DeviceBuffer<Scalar> & e, Scalar c);
+  const cl::CommandQueue &
+  Queue() const
+  {
+    return m_Context->Queue(0);
+  }
+
+  std::shared_ptr<const PSCRPlan<Scalar>> m_Plan;
+  std::shared_ptr<DeviceContext> m_Context;
+  std::mutex m_Mutex;
+  std::vector<AxisBuffers> m_Axes;           ///< m_Axes[d] for d >= 1
+  std::vector<cl_int> m_FactorOffset;        ///< of axis d in m_Factors
+  DeviceBuffer<Scalar> m_Factors;            ///< every axis: diag A, off A, diag M, off M
+  DeviceBuffer<Scalar> m_TopShift;           ///< c, the shift of the one top-level problem
+  DeviceBuffer<Scalar> m_Data;               ///< the host Solve's f and u (allocated on first use)
+  DeviceBuffer<Scalar> m_Null, m_MassNull;   ///< singular: e_x, e_y (, e_z) and M e likewise
+  DeviceBuffer<RealType<Scalar>> m_Partials; ///< singular: 3 sums per work-group
+  std::unique_ptr<TridiagonalDeviceSolver<Scalar>> m_Tridiagonal;
+  cl::Kernel m_Gather, m_BlockEnds, m_ReduceCouple, m_BackCouple, m_BackUpdate, m_NullDot, m_NullAxpy;
+  std::size_t m_Group = 1, m_WideGroup = 1; ///< dimension-0 work-group sizes of the level kernels
+  std::size_t m_ReduceGroup = 1, m_ReduceGroups = 1;
+};
+
+} // namespace gpur
+
+#endif

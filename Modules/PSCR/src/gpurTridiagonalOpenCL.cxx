@@ -1,0 +1,190 @@
+// Batched shifted tridiagonal solves on an OpenCL device
+// (kernels/pscr_tridiagonal.cl), and the module's program.
+#include "gpurPSCRDevice.h"
+
+#include "gpurLaunch.h"
+#include "gpurPSCRKernels.h" // generated from kernels/*.cl
+
+#include <algorithm>
+#include <limits>
+
+namespace gpur
+{
+
+namespace
+{
+
+// Work-items per system of the local-memory kernel. Fixed, not sized to n:
+// PoCL compiles a kernel once per local size, and 128 keeps every work-item
+// busy in the first CR steps of the systems PSCR produces (n in the hundreds).
+constexpr std::size_t kLocalGroup = 128;
+// Work-group size of the Thomas kernel (one system per work-item).
+constexpr std::size_t kThomasGroup = 64;
+
+// Rows left when CR stops (the CPU's SolveKernel rule: reduce while m > crStop and m >= 2).
+std::size_t
+CRRemainder(std::size_t rows, std::size_t crStop)
+{
+  while (rows > crStop && rows >= 2)
+    rows /= 2;
+  return rows;
+}
+
+// Local memory of the work-group kernel: the system (4 n) and the compact copy of
+// the CR remainder (4 r); a singular system has n - 1 rows, whose remainder can be larger.
+std::size_t
+LocalRemainder(std::size_t n, const TridiagonalStages & stages)
+{
+  return std::max(CRRemainder(n, stages.crStop), n > 1 ? CRRemainder(n - 1, stages.crStop) : 0);
+}
+
+template<typename Scalar>
+std::uint64_t
+LocalBytes(std::size_t n, const TridiagonalStages & stages)
+{
+  return 4 * static_cast<std::uint64_t>(n + LocalRemainder(n, stages)) * sizeof(Scalar);
+}
+
+// Thomas needs no local memory; the others run there when the system fits.
+template<typename Scalar>
+bool
+ChooseLocal(const DeviceInfo & device, std::size_t n, const TridiagonalOptions & options)
+{
+  return options.algorithm != TridiagonalAlgorithm::Thomas &&
+         LocalBytes<Scalar>(n, options.Stages()) <= device.localMemory &&
+         n <= static_cast<std::size_t>(std::numeric_limits<cl_int>::max());
+}
+
+} // namespace
+
+template<typename Scalar>
+cl::Program
+BuildPSCRProgram(DeviceContext & context, const DeviceInfo & device, const std::string & what)
+{
+  const bool isDouble = std::is_same<RealType<Scalar>, double>::value;
+  if (isDouble)
+  {
+    RequireDouble(device, what);
+  }
+  auto module = [](const char * name) { return ResolveKernelSource(name, kernels::pscr::Find(name)); };
+  return context.Program({ CoreKernel("gpur_common.cl"),
+                           CoreKernel("gpur_reduce.cl"),
+                           module("pscr_scalar.cl"),
+                           module("pscr_tridiagonal.cl"),
+                           module("pscr_solve.cl") },
+                         DeviceContext::RealOptions(isDouble) + (IsComplex<Scalar>::value ? " -DPSCR_COMPLEX" : ""));
+}
+
+template<typename Scalar>
+std::uint64_t
+TridiagonalDeviceSolver<Scalar>::Bytes(const DeviceInfo & device,
+                                       std::size_t n,
+                                       const TridiagonalOptions & options,
+                                       std::size_t maxCount)
+{
+  const std::uint64_t factors = 4 * static_cast<std::uint64_t>(n) * sizeof(Scalar);
+  return factors + (ChooseLocal<Scalar>(device, n, options) ? 0 : std::uint64_t(maxCount) * n * sizeof(Scalar));
+}
+
+template<typename Scalar>
+TridiagonalDeviceSolver<Scalar>::TridiagonalDeviceSolver(DeviceContext & context,
+                                                         const DeviceInfo & device,
+                                                         const AxisFactors<Scalar> & factors,
+                                                         const TridiagonalOptions & options,
+                                                         std::size_t maxCount)
+  : m_N(factors.Size())
+  , m_MaxCount(maxCount)
+  , m_Stages(options.Stages())
+  , m_Local(ChooseLocal<Scalar>(device, factors.Size(), options))
+{
+  options.Validate();
+  TranslateCLErrors(
+    [&]
+    {
+      const cl::Program program = BuildPSCRProgram<Scalar>(context, device, "OpenCL tridiagonal solver");
+      const std::size_t n = m_N;
+      std::vector<Scalar> packed(4 * n, Scalar(0));
+      std::copy(factors.A.diagonal.begin(), factors.A.diagonal.end(), packed.begin());
+      std::copy(factors.A.offDiagonal.begin(), factors.A.offDiagonal.end(), packed.begin() + n);
+      std::copy(factors.M.diagonal.begin(), factors.M.diagonal.end(), packed.begin() + 2 * n);
+      std::copy(factors.M.offDiagonal.begin(), factors.M.offDiagonal.end(), packed.begin() + 3 * n);
+      m_Factors = DeviceBuffer<Scalar>(context, packed.size(), CL_MEM_READ_ONLY);
+      m_Factors.Upload(context.Queue(0), packed);
+      if (m_Local)
+      {
+        m_LocalKernel = DeviceContext::Kernel(program, "pscr_tridiagonal_local");
+        m_GroupSize = std::min(kLocalGroup, pscr::KernelGroupLimit(m_LocalKernel, device));
+        m_Remainder = static_cast<int>(LocalRemainder(n, m_Stages));
+      }
+      else
+      {
+        m_Thomas = DeviceContext::Kernel(program, "pscr_thomas");
+        m_GroupSize = std::min(kThomasGroup, pscr::KernelGroupLimit(m_Thomas, device));
+        m_Workspace = DeviceBuffer<Scalar>(context, std::max<std::size_t>(1, maxCount * n));
+      }
+    });
+}
+
+template<typename Scalar>
+void
+TridiagonalDeviceSolver<Scalar>::Solve(const cl::CommandQueue & queue,
+                                       const cl::Buffer & x,
+                                       std::size_t count,
+                                       const cl::Buffer & shifts,
+                                       long singular)
+{
+  if (count > m_MaxCount)
+  {
+    throw InvalidArgument("TridiagonalDeviceSolver::Solve: " + std::to_string(count) +
+                          " systems, but the solver was set up for at most " + std::to_string(m_MaxCount));
+  }
+  if (count == 0)
+  {
+    return;
+  }
+  TranslateCLErrors(
+    [&]
+    {
+      const cl_int n = static_cast<cl_int>(m_N);
+      if (m_Local)
+      {
+        const std::size_t crStop = std::min<std::size_t>(m_Stages.crStop, std::numeric_limits<cl_int>::max());
+        SetArgs(m_LocalKernel,
+                x,
+                n,
+                shifts,
+                m_Factors.Get(),
+                static_cast<cl_int>(crStop),
+                static_cast<cl_int>(m_Stages.pcrSteps),
+                static_cast<cl_long>(singular),
+                static_cast<cl_int>(m_Remainder),
+                cl::Local(4 * (m_N + m_Remainder) * sizeof(Scalar)));
+        queue.enqueueNDRangeKernel(
+          m_LocalKernel, cl::NullRange, cl::NDRange(count * m_GroupSize), cl::NDRange(m_GroupSize));
+      }
+      else
+      {
+        SetArgs(m_Thomas,
+                x,
+                n,
+                static_cast<cl_int>(count),
+                shifts,
+                m_Factors.Get(),
+                m_Workspace.Get(),
+                static_cast<cl_long>(singular));
+        queue.enqueueNDRangeKernel(
+          m_Thomas, cl::NullRange, cl::NDRange(pscr::RoundUp(count, m_GroupSize)), cl::NDRange(m_GroupSize));
+      }
+    });
+}
+
+#define GPUR_INSTANTIATE_TRIDIAGONAL_DEVICE(T)                                                                         \
+  template cl::Program BuildPSCRProgram<T>(DeviceContext &, const DeviceInfo &, const std::string &);                  \
+  template class TridiagonalDeviceSolver<T>;
+
+GPUR_INSTANTIATE_TRIDIAGONAL_DEVICE(float)
+GPUR_INSTANTIATE_TRIDIAGONAL_DEVICE(double)
+GPUR_INSTANTIATE_TRIDIAGONAL_DEVICE(std::complex<float>)
+GPUR_INSTANTIATE_TRIDIAGONAL_DEVICE(std::complex<double>)
+
+} // namespace gpur
