@@ -2,7 +2,8 @@
 # Runs TOOL with ARGS ("|"-separated) and fails unless it exits non-zero with
 # a last stderr line "<PROGRAM>: <reason>" (PROGRAM: itkgpurestoration-tv unless
 # given) matching MESSAGE (a progress bar may come before it), and leaves neither OUTPUT nor a
-# temporary file (*.partial-*) in OUTPUT's directory. With -DONE_LINE=ON that
+# temporary file of OUTPUT (<name>.partial-*) in OUTPUT's directory or its parent
+# (only OUTPUT's own: other tests write into the parent at the same time). With -DONE_LINE=ON that
 # line must be all of stderr (for failures before any progress is shown).
 foreach(v TOOL ARGS OUTPUT MESSAGE)
   if(NOT DEFINED ${v})
@@ -12,9 +13,10 @@ endforeach()
 string(REPLACE "|" ";" args "${ARGS}")
 get_filename_component(dir "${OUTPUT}" DIRECTORY)
 get_filename_component(parent "${dir}" DIRECTORY)
+get_filename_component(stem "${OUTPUT}" NAME_WE)
 file(REMOVE_RECURSE "${dir}")
 if(EXISTS "${parent}")
-  file(GLOB leftovers "${parent}/*.partial-*")
+  file(GLOB leftovers "${parent}/${stem}.partial-*")
   if(leftovers)
     file(REMOVE ${leftovers})
   endif()
@@ -48,7 +50,7 @@ if(EXISTS "${OUTPUT}")
 endif()
 foreach(d "${dir}" "${parent}")
   if(EXISTS "${d}")
-    file(GLOB leftovers "${d}/*.partial-*")
+    file(GLOB leftovers "${d}/${stem}.partial-*")
     if(leftovers)
       message(FATAL_ERROR "a failed run left temporary files: ${leftovers}")
     endif()
