@@ -34,6 +34,16 @@
 // M-weighted mean, i.e. the integral of u, is zero). A null space of dimension
 // >= 2 is refused in the constructor.
 //
+// Indefinite and complex operators (Helmholtz, c < -sum_d lambda_min,d): a
+// block of the reduction can be much closer to singular than the operator,
+// since the eigenvalues of a block's shifted subproblems (c + lambda_B +
+// lambda_inner) need not avoid the ones of A, and PSCR then loses accuracy in
+// the cancellation of the partial solutions' large components (up to 6e-9 for
+// 1e-12 possible on a 21 x 16 x 11 Helmholtz problem with radix 2). One step of
+// iterative refinement (PSCROptions::refinementSteps) brings the residual down
+// to rounding (5e-14 there); positive (semi)definite operators with real data
+// skip it, since every block's eigenvalues lie within its axis' spectrum.
+//
 // Backends (PSCROptions::execution): the CPU reference above, or OpenCL, where
 // the plan's arrays (eigenvalues, eigenvector entries, block tables, factors)
 // are uploaded once by the constructor and a solve runs entirely on the device
@@ -78,6 +88,14 @@ struct PSCROptions
    */
   double compatibilityTolerance = 0;
   /**
+   * Steps of iterative refinement after the PSCR solve, u += A^-1 (f - A u),
+   * each one more solve and one operator product: -1 (default) selects 0 for
+   * operators with real data and c + sum_d lambda_min,d >= 0 (every partial
+   * solve is then at least as well conditioned as A) and 1 otherwise
+   * (indefinite or complex; see above); 0 to 8 sets the number.
+   */
+  int refinementSteps = -1;
+  /**
    * The CPU's parallel loop (plan setup, and solves on the CPU backend); empty:
    * execution.parallelFor, and when that is empty too std::thread over all
    * cores. Kept for existing callers; execution.parallelFor is the same setting.
@@ -86,7 +104,10 @@ struct PSCROptions
   /** Backend (Auto, CPU, OpenCL) and OpenCL device; see above. */
   ExecutionOptions execution;
 
-  /** Throws InvalidArgument for a radix other than 2 or 4, bad tridiagonal options or a tolerance outside [0, 1]. */
+  /**
+   * Throws InvalidArgument for a radix other than 2 or 4, bad tridiagonal
+   * options, a tolerance outside [0, 1] or refinementSteps outside -1..8.
+   */
   void
   Validate() const;
 };
@@ -165,7 +186,13 @@ public:
   /** True when the operator has a null vector (see above). */
   bool
   IsSingular() const;
-  /** Tridiagonal solves along x per right-hand side (e.g. 279 for q = 4, n_y = 63 in 2D, digest §4.3). */
+  /** Steps of iterative refinement per solve (PSCROptions::refinementSteps; the automatic choice resolved). */
+  unsigned
+  RefinementSteps() const;
+  /**
+   * Tridiagonal solves along x per PSCR solve (e.g. 279 for q = 4, n_y = 63 in
+   * 2D, digest §4.3); a solve with refinement runs 1 + RefinementSteps() of them.
+   */
   std::size_t
   TridiagonalSolveCount() const;
   /**

@@ -322,3 +322,62 @@ pscr_null_axpy(__global SCALAR * x, __global const SCALAR * e, int nx, int ny, i
   if (i < (long)nx * ny * nz)
     x[i] -= pscr_mul(c, pscr_tensor(e, i, nx, ny, threeD));
 }
+
+// Iterative refinement (gpurPSCRSolver.h): r = f - A u for the whole
+// operator, A = sum_d [A_d on axis d, M elsewhere] + c M_z (x) M_y (x) M_x, at
+// (x, y, z) = the global id; the 27-point (9-point in 2D: factorsZ < 0, nz = 1)
+// stencil in the order and grouping of ApplySeparableTerms
+// (gpurSeparableOperator.cxx), so that both backends round alike.
+__kernel void pscr_residual(__global const SCALAR * f,
+                            __global const SCALAR * u,
+                            __global SCALAR * r,
+                            SCALAR shift,
+                            __global const SCALAR * F,
+                            int factorsX,
+                            int nx,
+                            int factorsY,
+                            int ny,
+                            int factorsZ,
+                            int nz)
+{
+  const int x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
+  if (x >= nx)
+    return;
+  __global const SCALAR * fx = F + factorsX;
+  __global const SCALAR * fy = F + factorsY;
+  __global const SCALAR * fz = factorsZ < 0 ? (__global const SCALAR *)0 : F + factorsZ;
+  SCALAR acc = 0;
+  for (int oz = -1; oz <= 1; ++oz)
+  {
+    SCALAR mz, az;
+    if (!pscr_entries(fz, nz, z, oz, &mz, &az))
+      continue;
+    for (int oy = -1; oy <= 1; ++oy)
+    {
+      SCALAR my, ay;
+      if (!pscr_entries(fy, ny, y, oy, &my, &ay))
+        continue;
+      const long base = ((long)(z + oz) * ny + (y + oy)) * nx + x;
+      for (int ox = -1; ox <= 1; ++ox)
+      {
+        SCALAR mx, ax;
+        if (!pscr_entries(fx, nx, x, ox, &mx, &ax))
+          continue;
+        const SCALAR coefficient = pscr_mul(pscr_mul(pscr_mul(shift, mz), my), mx) +
+                                   (pscr_mul(pscr_mul(az, my), mx) + pscr_mul(pscr_mul(mz, ay), mx) +
+                                    pscr_mul(pscr_mul(mz, my), ax));
+        acc += pscr_mul(coefficient, u[base + ox]);
+      }
+    }
+  }
+  const long i = ((long)z * ny + y) * nx + x;
+  r[i] = f[i] - acc;
+}
+
+// Iterative refinement: u += r, the correction A^-1 (f - A u).
+__kernel void pscr_add(__global SCALAR * u, __global const SCALAR * r, long count)
+{
+  const long i = get_global_id(0);
+  if (i < count)
+    u[i] += r[i];
+}

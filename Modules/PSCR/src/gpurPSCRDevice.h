@@ -143,8 +143,12 @@ private:
     DeviceBuffer<Scalar> innerShifts; ///< the shift of each partial solve, problems x jobs
   };
 
+  /** u <- A^-1 u: one pass, then the plan's refinement steps. */
   void
   SolveInPlace(const cl::Buffer & u);
+  /** One PSCR solve in place; singular operators: the compatibility check only when `check`. */
+  void
+  Pass(const cl::Buffer & u, bool check);
   void
   Axis(unsigned d, const cl::Buffer & X, std::size_t problems, const cl::Buffer & shifts, long singular);
   void
@@ -186,8 +190,10 @@ private:
   DeviceBuffer<Scalar> m_Data;               ///< the host Solve's f and u (allocated on first use)
   DeviceBuffer<Scalar> m_Null, m_MassNull;   ///< singular: e_x, e_y (, e_z) and M e likewise
   DeviceBuffer<RealType<Scalar>> m_Partials; ///< singular: 3 sums per work-group
+  DeviceBuffer<Scalar> m_Rhs, m_Correction;  ///< refinement: f, and the residual / correction
   std::unique_ptr<TridiagonalDeviceSolver<Scalar>> m_Tridiagonal;
-  cl::Kernel m_Gather, m_BlockEnds, m_ReduceCouple, m_BackCouple, m_BackUpdate, m_NullDot, m_NullAxpy;
+  cl::Kernel m_Gather, m_BlockEnds, m_ReduceCouple, m_BackCouple, m_BackUpdate, m_NullDot, m_NullAxpy, m_Residual,
+    m_Add;
   std::size_t m_Group = 1, m_WideGroup = 1; ///< dimension-0 work-group sizes of the level kernels
   std::size_t m_ReduceGroup = 1, m_ReduceGroups = 1;
 };

@@ -134,6 +134,11 @@ PSCRDeviceSolver<Scalar>::PSCRDeviceSolver(std::shared_ptr<const PSCRPlan<Scalar
   }
   if (p.singular)
     need(2 * axisTotal);
+  if (p.refinementSteps > 0)
+  {
+    need(count); // f
+    need(count); // the residual, then the correction
+  }
   const std::uint64_t tridiagonal =
     TridiagonalDeviceSolver<Scalar>::Bytes(device, p.axes[0].Size(), p.tridiagonal, problems[0]);
   m_Context->CheckMemory(scalars * sizeof(Scalar) + tridiagonal,
@@ -152,9 +157,11 @@ PSCRDeviceSolver<Scalar>::PSCRDeviceSolver(std::shared_ptr<const PSCRPlan<Scalar
       m_BackUpdate = DeviceContext::Kernel(program, "pscr_back_update");
       m_NullDot = DeviceContext::Kernel(program, "pscr_null_dot");
       m_NullAxpy = DeviceContext::Kernel(program, "pscr_null_axpy");
+      m_Residual = DeviceContext::Kernel(program, "pscr_residual");
+      m_Add = DeviceContext::Kernel(program, "pscr_add");
       std::size_t limit = kWideLevelGroup;
       for (const cl::Kernel * k :
-           { &m_Gather, &m_BlockEnds, &m_ReduceCouple, &m_BackCouple, &m_BackUpdate, &m_NullAxpy })
+           { &m_Gather, &m_BlockEnds, &m_ReduceCouple, &m_BackCouple, &m_BackUpdate, &m_NullAxpy, &m_Residual, &m_Add })
         limit = std::min(limit, pscr::KernelGroupLimit(*k, device));
       m_Group = std::min(kLevelGroup, limit);
       m_WideGroup = limit;
@@ -205,6 +212,11 @@ PSCRDeviceSolver<Scalar>::PSCRDeviceSolver(std::shared_ptr<const PSCRPlan<Scalar
         m_Null = UploadNew(context, Concatenate(p.nullVector));
         m_MassNull = UploadNew(context, Concatenate(p.massNullVector));
         m_Partials = DeviceBuffer<RealType<Scalar>>(context, 3 * m_ReduceGroups);
+      }
+      if (p.refinementSteps > 0)
+      {
+        m_Rhs = DeviceBuffer<Scalar>(context, count);
+        m_Correction = DeviceBuffer<Scalar>(context, count);
       }
       m_Tridiagonal =
         std::make_unique<TridiagonalDeviceSolver<Scalar>>(context, device, p.axes[0], p.tridiagonal, problems[0]);
@@ -264,12 +276,47 @@ void
 PSCRDeviceSolver<Scalar>::SolveInPlace(const cl::Buffer & u)
 {
   const PSCRPlan<Scalar> & p = *m_Plan;
+  const std::size_t count = p.Count();
+  if (p.refinementSteps > 0) // f is kept for the residuals
+    Queue().enqueueCopyBuffer(u, m_Rhs.Get(), 0, 0, count * sizeof(Scalar));
+  Pass(u, true);
+  const bool threeD = p.axes.size() > 2;
+  for (unsigned step = 0; step < p.refinementSteps; ++step)
+  {
+    // As on the CPU: u += A^-1 (f - A u).
+    SetArgs(m_Residual,
+            m_Rhs.Get(),
+            u,
+            m_Correction.Get(),
+            p.shift,
+            m_Factors.Get(),
+            m_FactorOffset[0],
+            static_cast<cl_int>(p.axes[0].Size()),
+            m_FactorOffset[1],
+            static_cast<cl_int>(p.axes[1].Size()),
+            threeD ? m_FactorOffset[2] : cl_int(-1),
+            static_cast<cl_int>(threeD ? p.axes[2].Size() : 1));
+    Enqueue(m_Residual, p.axes[0].Size(), p.axes[1].Size(), threeD ? p.axes[2].Size() : 1);
+    Pass(m_Correction.Get(), false);
+    SetArgs(m_Add, u, m_Correction.Get(), static_cast<cl_long>(count));
+    Queue().enqueueNDRangeKernel(
+      m_Add, cl::NullRange, cl::NDRange(pscr::RoundUp(count, m_WideGroup)), cl::NDRange(m_WideGroup));
+  }
+}
+
+template<typename Scalar>
+void
+PSCRDeviceSolver<Scalar>::Pass(const cl::Buffer & u, bool check)
+{
+  const PSCRPlan<Scalar> & p = *m_Plan;
   if (p.singular)
   {
-    // As on the CPU: the compatibility of f, then f <- f - (e^T f) M e.
+    // As on the CPU: the compatibility of f (not of a refinement's residual),
+    // then f <- f - (e^T f) M e.
     double f2 = 0;
     const std::complex<double> ef = NullDot(u, m_Null, f2);
-    CheckNullCompatibility(p, std::abs(ef), f2);
+    if (check)
+      CheckNullCompatibility(p, std::abs(ef), f2);
     NullAxpy(u, m_MassNull, FromWide<Scalar>(ef));
   }
   Axis(static_cast<unsigned>(p.axes.size() - 1), u, 1, m_TopShift.Get(), p.singular ? 0 : -1);

@@ -248,6 +248,46 @@ ZeroEigenvalues(const std::vector<std::vector<P>> & spectra, P shift)
   return zeros;
 }
 
+template<typename T>
+bool
+IsRealData(const std::vector<T> & values)
+{
+  return std::all_of(values.begin(), values.end(), [](const T & v) { return std::imag(v) == 0; });
+}
+
+// Whether no partial solve can be closer to singular than the operator itself:
+// with real data (M_d positive definite) the eigenvalues of a block of axis d
+// lie in [lambda_min,d, lambda_max,d] (Cauchy interlacing for the pencil), so
+// when c + sum_d lambda_min,d >= 0 every shifted subproblem of the reduction
+// has eigenvalues c + lambda_B + ... >= that sum. Otherwise (indefinite, or
+// complex) a subproblem can come arbitrarily close to singular although the
+// operator does not, which costs PSCR accuracy (see gpurPSCRSolver.h).
+template<typename Scalar, typename P>
+bool
+PartialSolvesWellPosed(const SeparableOperator<Scalar> & op, const std::vector<std::vector<P>> & spectra)
+{
+  if (std::imag(op.shift) != 0)
+    return false;
+  for (const AxisFactors<Scalar> & a : op.axes)
+  {
+    if (!IsRealData(a.A.diagonal) || !IsRealData(a.A.offDiagonal) || !IsRealData(a.M.diagonal) ||
+        !IsRealData(a.M.offDiagonal))
+      return false;
+  }
+  double lowest = std::real(op.shift), scale = std::abs(op.shift);
+  for (const std::vector<P> & s : spectra)
+  {
+    double smallest = std::numeric_limits<double>::infinity();
+    for (const P & v : s)
+      smallest = std::min(smallest, std::real(v));
+    lowest += smallest;
+    scale += MaxAbs(s);
+  }
+  // Semidefinite (pure-Neumann Poisson) counts as well posed: only the top
+  // level reaches lambda_min, and the singular path handles it.
+  return lowest >= -kSingularTolerance * scale;
+}
+
 template<typename Scalar>
 std::vector<Scalar>
 ToScalar(const std::vector<Precise<Scalar>> & v)
@@ -268,6 +308,11 @@ PSCROptions::Validate() const
     throw InvalidArgument("PSCR radix q is " + std::to_string(radix) + "; q must be 2 or 4");
   }
   tridiagonal.Validate();
+  if (refinementSteps < -1 || refinementSteps > 8)
+  {
+    throw InvalidArgument("PSCR refinementSteps is " + std::to_string(refinementSteps) +
+                          "; it must be -1 (automatic) or 0 to 8");
+  }
   if (!(compatibilityTolerance >= 0 && compatibilityTolerance <= 1))
   {
     throw InvalidArgument("PSCR compatibilityTolerance is " + std::to_string(compatibilityTolerance) +
@@ -348,6 +393,10 @@ BuildPSCRPlan(const SeparableOperator<Scalar> & op, const PSCROptions & options,
         plan.reduced[d].nullIndex = zeros[0][d];
     }
   }
+
+  plan.refinementSteps = options.refinementSteps >= 0          ? static_cast<unsigned>(options.refinementSteps)
+                         : PartialSolvesWellPosed(op, spectra) ? 0u
+                                                               : 1u;
 
   plan.tridiagonalSolves = 1;
   for (unsigned d = 1; d < dims; ++d)

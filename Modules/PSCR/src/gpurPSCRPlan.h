@@ -74,6 +74,8 @@ struct PSCRPlan
   double compatibilityTolerance = 0;
 
   std::size_t tridiagonalSolves = 0;
+  /** Iterative refinement steps after each solve (PSCROptions::refinementSteps resolved). */
+  unsigned refinementSteps = 0;
 
   std::size_t
   Count() const

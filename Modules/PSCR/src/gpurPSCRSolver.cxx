@@ -349,6 +349,40 @@ TensorDot(const std::vector<std::vector<Scalar>> & factors, const Scalar * u)
   return sum;
 }
 
+// u <- A^-1 u on the CPU. Singular operators: the compatibility check (when
+// `check`), the projection of the right-hand side and the removal of the null
+// component. The refinement's residuals skip the check: they are compatible
+// up to rounding in the residual's own (tiny) scale only.
+template<typename Scalar>
+void
+SolveOnCPU(const PSCRPlan<Scalar> & plan, Scalar * u, bool check, const ParallelForFunction & loop)
+{
+  const std::size_t count = plan.Count();
+  if (plan.singular)
+  {
+    // Compatibility of f with the null vector e, then f <- f - (e^T f) M e.
+    const Wide<Scalar> ef = TensorDot(plan.nullVector, u);
+    if (check)
+    {
+      double f2 = 0;
+      for (std::size_t i = 0; i < count; ++i)
+        f2 += std::norm(static_cast<Wide<Scalar>>(u[i]));
+      CheckNullCompatibility(plan, std::abs(ef), f2);
+    }
+    const Scalar c = static_cast<Scalar>(ef);
+    ForEachTensor(plan.massNullVector, [&](std::size_t i, Scalar me) { u[i] -= c * me; });
+  }
+  Scratch<Scalar> scratch(plan.axes.size());
+  CPUExecution<Scalar>(plan).Axis(
+    static_cast<unsigned>(plan.axes.size() - 1), plan.shift, u, plan.singular, scratch, &loop);
+  if (plan.singular)
+  {
+    // The solution with e^T M u = 0.
+    const Scalar c = static_cast<Scalar>(TensorDot(plan.massNullVector, u));
+    ForEachTensor(plan.nullVector, [&](std::size_t i, Scalar e) { u[i] -= c * e; });
+  }
+}
+
 std::string
 Scientific(double v)
 {
@@ -430,29 +464,34 @@ PSCRSolver<Scalar>::Solve(const Scalar * f, Scalar * u) const
     RequireFiniteSolution(u, count);
     return;
   }
+  // f is kept for the refinement's residuals: u may be f.
+  const std::vector<Scalar> rhs = plan.refinementSteps > 0 ? std::vector<Scalar>(f, f + count) : std::vector<Scalar>();
   if (u != f)
   {
     std::copy(f, f + count, u);
   }
-  if (plan.singular)
+  SolveOnCPU(plan, u, true, m_ParallelFor);
+  std::vector<Scalar> r;
+  for (unsigned step = 0; step < plan.refinementSteps; ++step)
   {
-    // Compatibility of f with the null vector e, then f <- f - (e^T f) M e.
-    const Wide<Scalar> ef = TensorDot(plan.nullVector, u);
-    double f2 = 0;
-    for (std::size_t i = 0; i < count; ++i)
-      f2 += std::norm(static_cast<Wide<Scalar>>(u[i]));
-    CheckNullCompatibility(plan, std::abs(ef), f2);
-    const Scalar c = static_cast<Scalar>(ef);
-    ForEachTensor(plan.massNullVector, [&](std::size_t i, Scalar me) { u[i] -= c * me; });
-  }
-  Scratch<Scalar> scratch(plan.axes.size());
-  CPUExecution<Scalar>(plan).Axis(
-    static_cast<unsigned>(plan.axes.size() - 1), plan.shift, u, plan.singular, scratch, &m_ParallelFor);
-  if (plan.singular)
-  {
-    // The solution with e^T M u = 0.
-    const Scalar c = static_cast<Scalar>(TensorDot(plan.massNullVector, u));
-    ForEachTensor(plan.nullVector, [&](std::size_t i, Scalar e) { u[i] -= c * e; });
+    // u += A^-1 (f - A u) (see gpurPSCRSolver.h, indefinite operators).
+    r = rhs;
+    ApplySeparableTerms(plan.axes.data(),
+                        static_cast<unsigned>(plan.axes.size()),
+                        plan.shift,
+                        Scalar(1),
+                        u,
+                        r.data(),
+                        true,
+                        &m_ParallelFor);
+    SolveOnCPU(plan, r.data(), false, m_ParallelFor);
+    pscr::ForEachRange(&m_ParallelFor,
+                       count,
+                       [&](std::size_t b, std::size_t e)
+                       {
+                         for (std::size_t i = b; i < e; ++i)
+                           u[i] += r[i];
+                       });
   }
   RequireFiniteSolution(u, count);
 }
@@ -537,6 +576,13 @@ bool
 PSCRSolver<Scalar>::IsSingular() const
 {
   return m_Plan->singular;
+}
+
+template<typename Scalar>
+unsigned
+PSCRSolver<Scalar>::RefinementSteps() const
+{
+  return m_Plan->refinementSteps;
 }
 
 template<typename Scalar>
