@@ -28,8 +28,9 @@ set_tests_properties(DownstreamBuild PROPERTIES
   FIXTURES_REQUIRED "DownstreamPrefix;DownstreamConfigured" FIXTURES_SETUP DownstreamBuilt)
 
 add_test(NAME DownstreamRun COMMAND "${downstream_build}/tv_downstream")
-set_tests_properties(DownstreamRun PROPERTIES
+add_test(NAME DownstreamRunPoisson COMMAND "${downstream_build}/poisson_downstream")
+set_tests_properties(DownstreamRun DownstreamRunPoisson PROPERTIES
   FIXTURES_REQUIRED "DownstreamPrefix;DownstreamConfigured;DownstreamBuilt")
 
-set_tests_properties(DownstreamInstall DownstreamConfigure DownstreamBuild DownstreamRun PROPERTIES
-  LABELS downstream)
+set_tests_properties(DownstreamInstall DownstreamConfigure DownstreamBuild DownstreamRun DownstreamRunPoisson
+  PROPERTIES LABELS downstream)
