@@ -49,6 +49,22 @@ ForwardGradient(const Real * u,
              z + 1 < g.nz ? (u[i + g.sz] - c) * g.ihz : Real(0) } };
 }
 
+/** Backward-difference gradient at (x, y, z), linear index i: (u(n) - u(n - e_d)) / h_d, 0 on the first index. */
+template<typename Real>
+inline std::array<Real, 3>
+BackwardGradient(const Real * u,
+                 const StencilGeometry<Real> & g,
+                 std::size_t x,
+                 std::size_t y,
+                 std::size_t z,
+                 std::size_t i)
+{
+  const Real c = u[i];
+  return { { x > 0 ? (c - u[i - 1]) * g.ihx : Real(0),
+             y > 0 ? (c - u[i - g.sy]) * g.ihy : Real(0),
+             z > 0 ? (c - u[i - g.sz]) * g.ihz : Real(0) } };
+}
+
 /** Backward-difference divergence of (px, py, pz) at (x, y, z); pz is unused when nz == 1. */
 template<typename Real>
 inline Real

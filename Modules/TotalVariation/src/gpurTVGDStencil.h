@@ -22,22 +22,6 @@ struct TVGDStencilConstants
   double epsilon = 1e-8;
 };
 
-/** Backward-difference gradient at (x, y, z), linear index i: (u(n) - u(n - e_d)) / h_d, 0 on the first index. */
-template<typename Real>
-inline std::array<Real, 3>
-BackwardGradient(const Real * u,
-                 const StencilGeometry<Real> & g,
-                 std::size_t x,
-                 std::size_t y,
-                 std::size_t z,
-                 std::size_t i)
-{
-  const Real c = u[i];
-  return { { x > 0 ? (c - u[i - 1]) * g.ihx : Real(0),
-             y > 0 ? (c - u[i - g.sy]) * g.ihy : Real(0),
-             z > 0 ? (c - u[i - g.sz]) * g.ihz : Real(0) } };
-}
-
 /**
  * exp(-x) for x >= 0 from +, -, *, / and floor only, so that the CPU and the
  * OpenCL weights are bit-identical wherever the device rounds those operations

@@ -91,13 +91,7 @@ public:
     ForEachInterior(firstSlice,
                     slices,
                     [&](Slab & slab, std::size_t g0, std::size_t g1)
-                    {
-                      const TVEnergySums e = slab.stepper->Energies(g0 - slab.p0, g1 - g0);
-                      total.fidelity += e.fidelity;
-                      total.tv += e.tv;
-                      total.fDivP += e.fDivP;
-                      total.divPSquared += e.divPSquared;
-                    });
+                    { total += slab.stepper->Energies(g0 - slab.p0, g1 - g0); });
     return total;
   }
 

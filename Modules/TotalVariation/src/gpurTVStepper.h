@@ -20,6 +20,17 @@ struct TVEnergySums
   double tv = 0.0;          ///< sum |grad u|
   double fDivP = 0.0;       ///< sum f div p
   double divPSquared = 0.0; ///< sum w (div p)^2
+
+  /** Adds the sums of another part of the grid (slabs, streamed regions). */
+  TVEnergySums &
+  operator+=(const TVEnergySums & o)
+  {
+    fidelity += o.fidelity;
+    tv += o.tv;
+    fDivP += o.fDivP;
+    divPSquared += o.divPSquared;
+    return *this;
+  }
 };
 
 /**

@@ -174,13 +174,7 @@ public:
     WaitAll();
     m_Energies = TVEnergySums();
     for (const auto & partials : m_Partials)
-    {
-      const TVEnergySums e = TVDeviceKernels<Real>::Sum(partials.data(), partials.size() / kTVEnergyPartials);
-      m_Energies.fidelity += e.fidelity;
-      m_Energies.tv += e.tv;
-      m_Energies.fDivP += e.fDivP;
-      m_Energies.divPSquared += e.divPSquared;
-    }
+      m_Energies += TVDeviceKernels<Real>::Sum(partials.data(), partials.size() / kTVEnergyPartials);
     m_EnergiesValid = true;
     m_EnergyRange = range;
     return m_Energies;
