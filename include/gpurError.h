@@ -51,6 +51,17 @@ public:
   using OpenCLError::OpenCLError;
 };
 
+/**
+ * A computation could not reach the accuracy it promises (a solve whose
+ * residual stays above its target); the message gives what was reached, the
+ * target, and what to change. Thrown instead of returning a wrong answer.
+ */
+class NumericalError : public Error
+{
+public:
+  using Error::Error;
+};
+
 /** The caller asked the computation to stop (progress callback returned false). */
 class Aborted : public Error
 {

@@ -3,10 +3,12 @@
 // per-group partials the host sums in double (gpur::Reducer).
 // Requires gpur_common.cl. The local size must be a power of two.
 
-// Work-group reduction of v with the binary operation OP (a macro argument);
-// every work-item gets the result. Defines gpur_group_<NAME>.
-#define GPUR_DEFINE_GROUP_REDUCTION(NAME, OP)                                                          \
-  inline REAL gpur_group_##NAME(REAL v, __local REAL * scratch)                                       \
+// Work-group reduction of a value of type TYPE with the binary operation OP
+// (a macro argument); every work-item gets the result. Defines
+// gpur_group_<NAME>. (NAME goes straight to ##: forwarded through another
+// macro it would be expanded first, and some OpenCL headers define `max`.)
+#define GPUR_DEFINE_GROUP_REDUCTION_OF(NAME, TYPE, OP)                                                 \
+  inline TYPE gpur_group_##NAME(TYPE v, __local TYPE * scratch)                                       \
   {                                                                                                   \
     const int lid = get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2)); \
     const int n = get_local_size(0) * get_local_size(1) * get_local_size(2);                          \
@@ -18,14 +20,14 @@
         scratch[lid] = OP(scratch[lid], scratch[lid + s]);                                            \
       barrier(CLK_LOCAL_MEM_FENCE);                                                                   \
     }                                                                                                 \
-    const REAL r = scratch[0];                                                                        \
+    const TYPE r = scratch[0];                                                                        \
     barrier(CLK_LOCAL_MEM_FENCE); /* scratch may be reused right after */                             \
     return r;                                                                                         \
   }
 
 #define GPUR_ADD(a, b) ((a) + (b))
-GPUR_DEFINE_GROUP_REDUCTION(sum, GPUR_ADD)
-GPUR_DEFINE_GROUP_REDUCTION(max, fmax)
+GPUR_DEFINE_GROUP_REDUCTION_OF(sum, REAL, GPUR_ADD)
+GPUR_DEFINE_GROUP_REDUCTION_OF(max, REAL, fmax)
 
 // Compensated (Kahan) accumulation for the grid-stride loops.
 inline void gpur_kahan_add(REAL * sum, REAL * c, REAL v)

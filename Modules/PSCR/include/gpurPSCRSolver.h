@@ -34,15 +34,43 @@
 // M-weighted mean, i.e. the integral of u, is zero). A null space of dimension
 // >= 2 is refused in the constructor.
 //
-// Indefinite and complex operators (Helmholtz, c < -sum_d lambda_min,d): a
-// block of the reduction can be much closer to singular than the operator,
-// since the eigenvalues of a block's shifted subproblems (c + lambda_B +
-// lambda_inner) need not avoid the ones of A, and PSCR then loses accuracy in
-// the cancellation of the partial solutions' large components (up to 6e-9 for
-// 1e-12 possible on a 21 x 16 x 11 Helmholtz problem with radix 2). One step of
-// iterative refinement (PSCROptions::refinementSteps) brings the residual down
-// to rounding (5e-14 there); positive (semi)definite operators with real data
-// skip it, since every block's eigenvalues lie within its axis' spectrum.
+// Accuracy. Every solve checks itself and reports what it reached
+// (PSCRSolveReport): the relative residual ||f - A u|| / ||f||, evaluated in
+// double, against a target, by default 8 times the rounding floor: the
+// residual that the exact solution has once rounded to the scalar type (its
+// expected value, from the column norms of A and the ulps of u; see
+// gpurPSCRResidual.h). A solve above its target is refined, u += A^-1 (f - A u),
+// until it meets it; when it cannot, the solve throws NumericalError instead of
+// returning a wrong answer.
+//
+// Why a solve can miss its target: for positive (semi)definite operators with
+// real data every partial solve is at least as well conditioned as A (Cauchy
+// interlacing: a block's eigenvalues lie within its axis' spectrum), and PSCR
+// lands within 3-22x the floor; at most one refinement step is needed. For
+// indefinite operators (Helmholtz with c < -sum_d lambda_min,d) and complex
+// ones, the shifted subproblems of the reduction (c + lambda_B + lambda_inner)
+// are spread across zero, and the partial solutions, large where a
+// subproblem is nearly singular, cancel in the next level: the rounding error
+// grows like eps kappa(A) times that growth rather than eps kappa(A). Measured
+// on 64^3 with c = -0.2: the float solve's residual is 276 (its floor 3e-6),
+// and rounding only the plan's eigenvalues and eigenvectors to float, with all
+// arithmetic in double, gives 0.51 already, while pivoting or double-precision
+// tridiagonal solves change nothing (339, 307). In double the same problem
+// lands at 2.4e-8, which refinement brings to the floor. Near-singular
+// subproblems also hit semidefinite operators whose smallest nonzero
+// eigenvalue is below float's resolution of the diagonal: pure-Neumann
+// 257 x 4097 with spacing (0.5, 1) needs the shift lambda_y,1 = 5.9e-7 on a
+// diagonal of 8, whose half ulp in float is 4.8e-7, and the float solve breaks
+// down (non-finite).
+//
+// So float problems that float arithmetic cannot solve are solved in double
+// (PSCROptions::precision, Automatic): the float solve and its refinement
+// run first, and when they stop short of the target (or give non-finite
+// values) the solve is redone in double, refined there, and rounded to float;
+// the solver then stays in double for later solves (ComputesInDouble()). On
+// OpenCL the double solve runs on the same device when it has fp64, else on
+// the CPU. Double problems have no wider type and throw NumericalError when
+// refinement cannot reach the target.
 //
 // Backends (PSCROptions::execution): the CPU reference above, or OpenCL, where
 // the plan's arrays (eigenvalues, eigenvector entries, block tables, factors)
@@ -68,6 +96,38 @@
 namespace gpur
 {
 
+/** Where a float (or complex<float>) solve computes; double solves always compute in double. */
+enum class PSCRPrecision
+{
+  /** In the scalar type; redone in double when that cannot reach the residual target (see above). */
+  Automatic,
+  /** In the scalar type only; throws NumericalError when it cannot reach the target. */
+  Scalar,
+  /** Always in double (the result rounded to the scalar type): for operators known to need it. */
+  Double
+};
+
+/** "Automatic", "Scalar" or "Double". */
+const char *
+ToString(PSCRPrecision precision);
+
+/** What one solve reached; every PSCRSolver::Solve returns it (see "Accuracy" above). */
+struct PSCRSolveReport
+{
+  /** ||f - A u|| / ||f|| of the returned u, evaluated in double (singular operators: f projected). */
+  double relativeResidual = 0;
+  /** The target it met: PSCROptions::residualTolerance, or 8 x roundingFloor. */
+  double residualTarget = 0;
+  /** The expected relative residual of the exact solution rounded to the scalar type. */
+  double roundingFloor = 0;
+  /** Refinement steps taken, in the scalar type and in double together. */
+  unsigned refinementSteps = 0;
+  /** True when a float solve ran in double (PSCRPrecision::Double, or Automatic found float insufficient). */
+  bool computedInDouble = false;
+  /** Singular operators: |e^T f| / (|e| |f|), the share of f that was projected out (0 otherwise). */
+  double incompatibility = 0;
+};
+
 /** Settings of a PSCRSolver. */
 struct PSCROptions
 {
@@ -88,13 +148,19 @@ struct PSCROptions
    */
   double compatibilityTolerance = 0;
   /**
-   * Steps of iterative refinement after the PSCR solve, u += A^-1 (f - A u),
-   * each one more solve and one operator product: -1 (default) selects 0 for
-   * operators with real data and c + sum_d lambda_min,d >= 0 (every partial
-   * solve is then at least as well conditioned as A) and 1 otherwise
-   * (indefinite or complex; see above); 0 to 8 sets the number.
+   * Most steps of iterative refinement per solve, u += A^-1 (f - A u), each
+   * one more solve and one operator product: -1 (default) selects 8; 0 to 16
+   * sets the number (0: no refinement; the solve is still checked).
    */
   int refinementSteps = -1;
+  /**
+   * The relative residual ||f - A u|| / ||f|| a solve must reach; 0
+   * (default) selects 8 x the rounding floor of its solution (see above). A
+   * target below the floor cannot be met and throws NumericalError.
+   */
+  double residualTolerance = 0;
+  /** Where float and complex<float> solves compute (see above). */
+  PSCRPrecision precision = PSCRPrecision::Automatic;
   /**
    * The CPU's parallel loop (plan setup, and solves on the CPU backend); empty:
    * execution.parallelFor, and when that is empty too std::thread over all
@@ -106,16 +172,12 @@ struct PSCROptions
 
   /**
    * Throws InvalidArgument for a radix other than 2 or 4, bad tridiagonal
-   * options, a tolerance outside [0, 1] or refinementSteps outside -1..8.
+   * options, a compatibility tolerance outside [0, 1], refinementSteps
+   * outside -1..16 or a residual tolerance that is negative or not finite.
    */
   void
   Validate() const;
 };
-
-template<typename Scalar>
-struct PSCRPlan;
-template<typename Scalar>
-class PSCRDeviceSolver;
 
 /**
  * The PSCR solver for one separable operator with 2 or 3 axes. Scalar is
@@ -138,30 +200,42 @@ public:
   explicit PSCRSolver(const SeparableOperator<Scalar> & op, const PSCROptions & options = PSCROptions());
 
   /**
-   * Solves A u = f. f and u hold Count() values in the storage order of
+   * Solves A u = f and returns what the solve reached (see "Accuracy"
+   * above). f and u hold Count() values in the storage order of
    * gpurSeparableOperator.h and may be the same array. Throws
-   * InvalidArgument for a null pointer, a non-finite f, an incompatible f
-   * (singular operators), or when a subsystem of the reduction turns out
-   * singular (non-finite result).
+   * InvalidArgument for a null pointer, a non-finite f or an incompatible f
+   * (singular operators), and NumericalError when the solution cannot reach
+   * its residual target (u then holds no usable result).
    */
-  void
+  PSCRSolveReport
   Solve(const Scalar * f, Scalar * u) const;
 
   /**
-   * Solves A u = f on device buffers of this solver's device (OpenCL backend
-   * only; allocate them on Context()), each of at least Count() values; f and u
-   * may be the same buffer. The work is enqueued on Context().Queue(0), the
-   * in-order compute queue, after whatever the caller enqueued there, and the
-   * call returns without waiting, so solves chain with other kernels on that
-   * queue without host round trips. Singular operators are the exception:
-   * the compatibility check and the null-space projections read back a few
-   * sums (and the check can throw). Unlike the host Solve, f and u are not
-   * checked for non-finite values. Throws InvalidArgument on the CPU backend
-   * or for a buffer that is too small or of another context. Calls on one
-   * solver from several threads are serialised (one device workspace).
+   * Solve on device buffers of this solver's device (OpenCL backend only;
+   * allocate them on Context()), each of at least Count() values; f and u may
+   * be the same buffer. The work runs on Context().Queue(0), the in-order
+   * compute queue, after whatever the caller enqueued there; the call waits
+   * for the residual check, as the host Solve does. Throws like the host
+   * Solve, and InvalidArgument on the CPU backend or for a buffer that is too
+   * small or of another context. Calls on one solver from several threads are
+   * serialised (one device workspace).
+   */
+  PSCRSolveReport
+  Solve(const DeviceBuffer<Scalar> & f, DeviceBuffer<Scalar> & u) const;
+
+  /**
+   * Enqueues the solve on device buffers without checking it and returns
+   * without waiting, so that another engine can chain solves with its own
+   * kernels and no host round trip. Only for operators on which PSCR is
+   * stable in the scalar type: real, positive definite or semidefinite
+   * (IsWellPosed()), where a solve lands within a small multiple of the
+   * rounding floor (3-22x measured; check with Solve when in doubt).
+   * Singular operators read back a few sums (the compatibility check, which
+   * can throw). Throws InvalidArgument for other operators, on the CPU
+   * backend, and for buffers as in Solve.
    */
   void
-  Solve(const DeviceBuffer<Scalar> & f, DeviceBuffer<Scalar> & u) const;
+  EnqueueSolve(const DeviceBuffer<Scalar> & f, DeviceBuffer<Scalar> & u) const;
 
   /** The backend that runs the solves: Describe() gives "CPU" or "OpenCL: <device>". */
   const ResolvedBackend &
@@ -186,12 +260,22 @@ public:
   /** True when the operator has a null vector (see above). */
   bool
   IsSingular() const;
-  /** Steps of iterative refinement per solve (PSCROptions::refinementSteps; the automatic choice resolved). */
+  /** Most refinement steps per solve (PSCROptions::refinementSteps; the automatic choice resolved). */
   unsigned
   RefinementSteps() const;
   /**
+   * True for real operators with c + sum_d lambda_min,d >= 0 (positive
+   * definite or semidefinite), on which PSCR is stable in any precision;
+   * false for indefinite and complex ones (see "Accuracy" above).
+   */
+  bool
+  IsWellPosed() const;
+  /** True when float solves now run in double (PSCRPrecision::Double, or Automatic after a float solve fell short). */
+  bool
+  ComputesInDouble() const;
+  /**
    * Tridiagonal solves along x per PSCR solve (e.g. 279 for q = 4, n_y = 63 in
-   * 2D, digest §4.3); a solve with refinement runs 1 + RefinementSteps() of them.
+   * 2D); a solve with k refinement steps runs 1 + k times as many.
    */
   std::size_t
   TridiagonalSolveCount() const;
@@ -203,10 +287,9 @@ public:
   SetupSeconds() const;
 
 private:
-  std::shared_ptr<const PSCRPlan<Scalar>> m_Plan;
-  ParallelForFunction m_ParallelFor;
+  struct Solvers;
+  std::shared_ptr<Solvers> m_Solvers;
   ResolvedBackend m_Backend;
-  std::shared_ptr<PSCRDeviceSolver<Scalar>> m_Device; ///< OpenCL backend only
   double m_SetupSeconds = 0;
 };
 

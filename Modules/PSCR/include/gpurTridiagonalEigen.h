@@ -39,6 +39,19 @@ struct TridiagonalPencilEigen
   std::vector<T> vectors;
 };
 
+/** How accurate the eigenvectors of SolveTridiagonalPencil must be. */
+enum class EigenvectorAccuracy
+{
+  /** M-orthogonality of close eigenvectors ~ eps |A| / gap: enough for float data. */
+  Double,
+  /**
+   * The final Rayleigh-quotient step and twisted factorisation in long double
+   * (about 2.5x the time): the accuracy double PSCR solves need to reach a
+   * few times their rounding floor without refinement.
+   */
+  Extended
+};
+
 /**
  * Solves A w = lambda M w for symmetric tridiagonal A and M of the same size
  * and keeps the eigenvector entries at `rows`. T is double or
@@ -52,7 +65,8 @@ TridiagonalPencilEigen<T>
 SolveTridiagonalPencil(const SymmetricTridiagonal<T> & A,
                        const SymmetricTridiagonal<T> & M,
                        const std::vector<std::size_t> & rows,
-                       const ParallelForFunction & parallelFor = ParallelForFunction());
+                       const ParallelForFunction & parallelFor = ParallelForFunction(),
+                       EigenvectorAccuracy accuracy = EigenvectorAccuracy::Extended);
 
 /** The eigenvalues only (same order as SolveTridiagonalPencil). */
 template<typename T>

@@ -7,8 +7,12 @@
 
 #include "gpurBuffer.h"
 #include "gpurPSCRPlan.h"
+#include "gpurPSCRCheckedSolve.h"
+#include "gpurPSCRResidual.h"
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -38,14 +42,18 @@ KernelGroupLimit(const cl::Kernel & kernel, const DeviceInfo & device)
 
 /**
  * The module's program for Scalar on the context's device: the core's
- * gpur_common.cl and gpur_reduce.cl with pscr_scalar.cl, pscr_tridiagonal.cl and
- * pscr_solve.cl (-DPSCR_COMPLEX for complex scalars). `device` is checked for
- * fp64 when Scalar needs it (InvalidArgument naming `what`); a compiler error
- * throws BuildError with the build log.
+ * gpur_common.cl and gpur_reduce.cl with pscr_scalar.cl, pscr_tridiagonal.cl,
+ * pscr_solve.cl and pscr_residual.cl (-DPSCR_COMPLEX for complex scalars;
+ * `servesFloat`: -DPSCR_NARROW for the float/double conversions). `device` is
+ * checked for fp64, which every PSCR program needs (InvalidArgument naming
+ * `what`); a compiler error throws BuildError with the build log.
  */
 template<typename Scalar>
 cl::Program
-BuildPSCRProgram(DeviceContext & context, const DeviceInfo & device, const std::string & what);
+BuildPSCRProgram(DeviceContext & context,
+                 const DeviceInfo & device,
+                 const std::string & what,
+                 bool servesFloat = false);
 
 /**
  * Batched shifted tridiagonal solves on one device, for one pair (A, M) of
@@ -58,12 +66,17 @@ template<typename Scalar>
 class TridiagonalDeviceSolver
 {
 public:
-  /** Uploads the factors; `maxCount` is the most systems one Solve gets (it sizes the Thomas workspace). */
+  /**
+   * Uploads the factors; `maxCount` is the most systems one Solve gets (it
+   * sizes the Thomas workspace); `servesFloat` as for BuildPSCRProgram (the
+   * PSCR solver's program is then shared).
+   */
   TridiagonalDeviceSolver(DeviceContext & context,
                           const DeviceInfo & device,
                           const AxisFactors<Scalar> & factors,
                           const TridiagonalOptions & options,
-                          std::size_t maxCount);
+                          std::size_t maxCount,
+                          bool servesFloat = false);
 
   /**
    * Enqueues the solves on `queue` (nothing waits). System `singular` (or -1)
@@ -99,30 +112,76 @@ private:
 };
 
 /**
- * A PSCR plan on one device: its arrays uploaded once, the workspace of a
- * solve allocated once, and the solve enqueued as kernels (see
- * kernels/pscr_solve.cl for the steps). Solves are serialised by a mutex.
+ * A PSCR plan on one device: its arrays and the column Gram tables of its
+ * residual checks uploaded once, the workspace of a solve allocated once, and
+ * the steps of a checked solve (gpurPSCRCheckedSolve.h) as kernels on the
+ * context's compute queue. The caller serialises solves with Mutex().
  */
 template<typename Scalar>
 class PSCRDeviceSolver
 {
 public:
-  /** Throws InvalidArgument when fp64 is missing for Scalar or the problem does not fit the device memory. */
-  PSCRDeviceSolver(std::shared_ptr<const PSCRPlan<Scalar>> plan, const DeviceInfo & device);
+  /**
+   * `servesFloat`: a double solver that solves float data in double (the
+   * float solver's wider twin) gets the conversions Widen and Narrow. Throws
+   * InvalidArgument when the device lacks fp64 or the problem does not fit
+   * its memory, BuildError with the log when a kernel does not compile.
+   */
+  PSCRDeviceSolver(std::shared_ptr<const PSCRPlan<Scalar>> plan,
+                   const DeviceInfo & device,
+                   const std::vector<std::vector<pscr::ColumnGram>> & gram,
+                   bool servesFloat = false);
 
   DeviceContext &
   Context() const
   {
     return *m_Context;
   }
+  const cl::CommandQueue &
+  Queue() const
+  {
+    return m_Context->Queue(0);
+  }
+  std::mutex &
+  Mutex()
+  {
+    return m_Mutex;
+  }
 
-  /** Uploads f, solves, downloads u (the caller checks f and u for non-finite values). */
-  void
-  Solve(const Scalar * f, Scalar * u);
+  /** The host solves' data; the right-hand side kept for the residuals; the residual and correction. */
+  const DeviceBuffer<Scalar> &
+  Data();
+  const DeviceBuffer<Scalar> &
+  Rhs()
+  {
+    return m_Rhs;
+  }
+  const DeviceBuffer<Scalar> &
+  Correction()
+  {
+    return m_Correction;
+  }
 
-  /** Copies f into u on the device (unless the same buffer) and solves there; see PSCRSolver::Solve. */
+  /** Singular operators: checks rhs's compatibility, projects it, returns |e^T f| / (|e| |f|); otherwise 0. */
+  double
+  ProjectNull(const cl::Buffer & rhs);
+  /** One PSCR solve in place (singular operators: null-space projections included). */
   void
-  Solve(const DeviceBuffer<Scalar> & f, const DeviceBuffer<Scalar> & u);
+  Pass(const cl::Buffer & u);
+  /** r = rhs - A u evaluated in double, and the sums (waits for them); the floor for `floorDigits` bits. */
+  pscr::ResidualSums
+  Residual(const cl::Buffer & rhs, const cl::Buffer & u, const cl::Buffer & r, int floorDigits);
+  /** u += d. */
+  void
+  Add(const cl::Buffer & u, const cl::Buffer & d);
+  /** Device copy of the Count() values (nothing when the same buffer). */
+  void
+  Copy(const cl::Buffer & from, const cl::Buffer & to);
+  /** servesFloat only: float (complex<float>) values into this solver's scalars, and back. */
+  void
+  Widen(const cl::Buffer & narrow, const cl::Buffer & wide);
+  void
+  Narrow(const cl::Buffer & wide, const cl::Buffer & narrow);
 
   /** Whether the innermost tridiagonal solves run in local memory (see TridiagonalDeviceSolver). */
   bool
@@ -143,12 +202,6 @@ private:
     DeviceBuffer<Scalar> innerShifts; ///< the shift of each partial solve, problems x jobs
   };
 
-  /** u <- A^-1 u: one pass, then the plan's refinement steps. */
-  void
-  SolveInPlace(const cl::Buffer & u);
-  /** One PSCR solve in place; singular operators: the compatibility check only when `check`. */
-  void
-  Pass(const cl::Buffer & u, bool check);
   void
   Axis(unsigned d, const cl::Buffer & X, std::size_t problems, const cl::Buffer & shifts, long singular);
   void
@@ -169,34 +222,65 @@ private:
          int pass);
   void
   Enqueue(const cl::Kernel & kernel, std::size_t inner, std::size_t second, std::size_t problems);
+  /** A one-dimensional kernel over the Count() values. */
+  void
+  EnqueueLinear(const cl::Kernel & kernel);
   /** e^T x (summed in double) and |x|^2; e is a tensor-product vector on the device. */
   std::complex<double>
   NullDot(const cl::Buffer & x, const DeviceBuffer<Scalar> & e, double & norm2);
   void
   NullAxpy(const cl::Buffer & x, const DeviceBuffer<Scalar> & e, Scalar c);
-  const cl::CommandQueue &
-  Queue() const
-  {
-    return m_Context->Queue(0);
-  }
 
   std::shared_ptr<const PSCRPlan<Scalar>> m_Plan;
   std::shared_ptr<DeviceContext> m_Context;
   std::mutex m_Mutex;
   std::vector<AxisBuffers> m_Axes;           ///< m_Axes[d] for d >= 1
   std::vector<cl_int> m_FactorOffset;        ///< of axis d in m_Factors
+  std::vector<cl_int> m_GramOffset;          ///< of axis d in m_Gram
   DeviceBuffer<Scalar> m_Factors;            ///< every axis: diag A, off A, diag M, off M
+  DeviceBuffer<double> m_Gram;               ///< every axis: ss, mm, Re sm, Im sm per index
   DeviceBuffer<Scalar> m_TopShift;           ///< c, the shift of the one top-level problem
-  DeviceBuffer<Scalar> m_Data;               ///< the host Solve's f and u (allocated on first use)
+  DeviceBuffer<Scalar> m_Data;               ///< the host Solve's u (allocated on first use)
+  DeviceBuffer<Scalar> m_Rhs, m_Correction;  ///< f (projected), and the residual / correction
   DeviceBuffer<Scalar> m_Null, m_MassNull;   ///< singular: e_x, e_y (, e_z) and M e likewise
   DeviceBuffer<RealType<Scalar>> m_Partials; ///< singular: 3 sums per work-group
-  DeviceBuffer<Scalar> m_Rhs, m_Correction;  ///< refinement: f, and the residual / correction
+  DeviceBuffer<double> m_ResidualPartials;   ///< 3 sums per work-group
   std::unique_ptr<TridiagonalDeviceSolver<Scalar>> m_Tridiagonal;
   cl::Kernel m_Gather, m_BlockEnds, m_ReduceCouple, m_BackCouple, m_BackUpdate, m_NullDot, m_NullAxpy, m_Residual,
-    m_Add;
+    m_Add, m_Widen, m_Narrow;
   std::size_t m_Group = 1, m_WideGroup = 1; ///< dimension-0 work-group sizes of the level kernels
   std::size_t m_ReduceGroup = 1, m_ReduceGroups = 1;
 };
+
+/** Gives the double device solver of a float one (made on first use; for double scalars the solver itself). */
+template<typename Scalar>
+using WideDeviceProvider = std::function<PSCRDeviceSolver<pscr::WideScalar<Scalar>> &()>;
+
+/**
+ * A checked solve (gpurPSCRCheckedSolve.h) on the device, for host arrays
+ * (uploaded into the solver's buffers) or device buffers of its context.
+ */
+template<typename Scalar>
+PSCRSolveReport
+SolveOnDevice(PSCRDeviceSolver<Scalar> & device,
+              const WideDeviceProvider<Scalar> & wide,
+              const Scalar * f,
+              Scalar * u,
+              const pscr::CheckedSolveSettings & settings,
+              std::atomic<bool> & inDouble);
+template<typename Scalar>
+PSCRSolveReport
+SolveOnDevice(PSCRDeviceSolver<Scalar> & device,
+              const WideDeviceProvider<Scalar> & wide,
+              const DeviceBuffer<Scalar> & f,
+              const DeviceBuffer<Scalar> & u,
+              const pscr::CheckedSolveSettings & settings,
+              std::atomic<bool> & inDouble);
+
+/** PSCRSolver::EnqueueSolve: the solve enqueued, unchecked. */
+template<typename Scalar>
+void
+EnqueueOnDevice(PSCRDeviceSolver<Scalar> & device, const DeviceBuffer<Scalar> & f, const DeviceBuffer<Scalar> & u);
 
 } // namespace gpur
 

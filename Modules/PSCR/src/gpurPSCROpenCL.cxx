@@ -7,6 +7,7 @@
 #include "gpurPSCRDevice.h"
 
 #include "gpurLaunch.h"
+#include "gpurPSCRCheckedSolve.h"
 
 #include <algorithm>
 #include <map>
@@ -98,10 +99,14 @@ Shape(const PSCRPlan<Scalar> & plan)
 } // namespace
 
 template<typename Scalar>
-PSCRDeviceSolver<Scalar>::PSCRDeviceSolver(std::shared_ptr<const PSCRPlan<Scalar>> plan, const DeviceInfo & device)
+PSCRDeviceSolver<Scalar>::PSCRDeviceSolver(std::shared_ptr<const PSCRPlan<Scalar>> plan,
+                                           const DeviceInfo & device,
+                                           const std::vector<std::vector<pscr::ColumnGram>> & gram,
+                                           bool servesFloat)
   : m_Plan(std::move(plan))
   , m_Context(DeviceContext::Get(device))
 {
+  RequireDouble(device, "the PSCR solver (its residual checks run in double)");
   const PSCRPlan<Scalar> & p = *m_Plan;
   const unsigned dims = static_cast<unsigned>(p.axes.size());
   const std::size_t count = p.Count();
@@ -134,11 +139,9 @@ PSCRDeviceSolver<Scalar>::PSCRDeviceSolver(std::shared_ptr<const PSCRPlan<Scalar
   }
   if (p.singular)
     need(2 * axisTotal);
-  if (p.refinementSteps > 0)
-  {
-    need(count); // f
-    need(count); // the residual, then the correction
-  }
+  need(count); // f, kept for the residuals
+  need(count); // the residual, then the correction
+  scalars += (4 * axisTotal * sizeof(double) + sizeof(Scalar) - 1) / sizeof(Scalar); // the Gram tables
   const std::uint64_t tridiagonal =
     TridiagonalDeviceSolver<Scalar>::Bytes(device, p.axes[0].Size(), p.tridiagonal, problems[0]);
   m_Context->CheckMemory(scalars * sizeof(Scalar) + tridiagonal,
@@ -149,7 +152,7 @@ PSCRDeviceSolver<Scalar>::PSCRDeviceSolver(std::shared_ptr<const PSCRPlan<Scalar
     [&]
     {
       DeviceContext & context = *m_Context;
-      const cl::Program program = BuildPSCRProgram<Scalar>(context, device, "PSCR solver");
+      const cl::Program program = BuildPSCRProgram<Scalar>(context, device, "PSCR solver", servesFloat);
       m_Gather = DeviceContext::Kernel(program, "pscr_gather");
       m_BlockEnds = DeviceContext::Kernel(program, "pscr_block_ends");
       m_ReduceCouple = DeviceContext::Kernel(program, "pscr_reduce_couple");
@@ -157,16 +160,23 @@ PSCRDeviceSolver<Scalar>::PSCRDeviceSolver(std::shared_ptr<const PSCRPlan<Scalar
       m_BackUpdate = DeviceContext::Kernel(program, "pscr_back_update");
       m_NullDot = DeviceContext::Kernel(program, "pscr_null_dot");
       m_NullAxpy = DeviceContext::Kernel(program, "pscr_null_axpy");
-      m_Residual = DeviceContext::Kernel(program, "pscr_residual");
+      m_Residual = DeviceContext::Kernel(program, "pscr_residual_sums");
       m_Add = DeviceContext::Kernel(program, "pscr_add");
+      if (servesFloat)
+      {
+        m_Widen = DeviceContext::Kernel(program, "pscr_widen");
+        m_Narrow = DeviceContext::Kernel(program, "pscr_narrow");
+      }
       std::size_t limit = kWideLevelGroup;
       for (const cl::Kernel * k :
-           { &m_Gather, &m_BlockEnds, &m_ReduceCouple, &m_BackCouple, &m_BackUpdate, &m_NullAxpy, &m_Residual, &m_Add })
+           { &m_Gather, &m_BlockEnds, &m_ReduceCouple, &m_BackCouple, &m_BackUpdate, &m_NullAxpy, &m_Add })
         limit = std::min(limit, pscr::KernelGroupLimit(*k, device));
       m_Group = std::min(kLevelGroup, limit);
       m_WideGroup = limit;
       m_ReduceGroup = 1;
-      while (m_ReduceGroup * 2 <= std::min(kReduceGroup, pscr::KernelGroupLimit(m_NullDot, device)))
+      while (m_ReduceGroup * 2 <=
+             std::min(
+               { kReduceGroup, pscr::KernelGroupLimit(m_NullDot, device), pscr::KernelGroupLimit(m_Residual, device) }))
         m_ReduceGroup *= 2; // gpur_group_sum needs a power of two
       m_ReduceGroups = std::clamp<std::size_t>(count / (64 * m_ReduceGroup), 1, kReduceGroupsMax);
 
@@ -179,6 +189,16 @@ PSCRDeviceSolver<Scalar>::PSCRDeviceSolver(std::shared_ptr<const PSCRPlan<Scalar
         PackFactors(a, factors);
       }
       m_Factors = UploadNew(context, factors);
+      std::vector<double> packedGram;
+      m_GramOffset.clear();
+      for (const std::vector<pscr::ColumnGram> & axis : gram)
+      {
+        m_GramOffset.push_back(ToInt(packedGram.size(), "the Gram tables"));
+        for (const pscr::ColumnGram & g : axis)
+          packedGram.insert(packedGram.end(), { g.ss, g.mm, g.sm.real(), g.sm.imag() });
+      }
+      m_Gram = UploadNew(context, packedGram);
+      m_ResidualPartials = DeviceBuffer<double>(context, 3 * m_ReduceGroups);
       m_TopShift = UploadNew(context, std::vector<Scalar>{ p.shift });
       m_Axes.resize(dims);
       for (unsigned d = 1; d < dims; ++d)
@@ -213,119 +233,134 @@ PSCRDeviceSolver<Scalar>::PSCRDeviceSolver(std::shared_ptr<const PSCRPlan<Scalar
         m_MassNull = UploadNew(context, Concatenate(p.massNullVector));
         m_Partials = DeviceBuffer<RealType<Scalar>>(context, 3 * m_ReduceGroups);
       }
-      if (p.refinementSteps > 0)
-      {
-        m_Rhs = DeviceBuffer<Scalar>(context, count);
-        m_Correction = DeviceBuffer<Scalar>(context, count);
-      }
-      m_Tridiagonal =
-        std::make_unique<TridiagonalDeviceSolver<Scalar>>(context, device, p.axes[0], p.tridiagonal, problems[0]);
+      m_Rhs = DeviceBuffer<Scalar>(context, count);
+      m_Correction = DeviceBuffer<Scalar>(context, count);
+      m_Tridiagonal = std::make_unique<TridiagonalDeviceSolver<Scalar>>(
+        context, device, p.axes[0], p.tridiagonal, problems[0], servesFloat);
       context.Queue(0).finish(); // the uploads read host vectors that end here
     });
 }
 
 template<typename Scalar>
-void
-PSCRDeviceSolver<Scalar>::Solve(const Scalar * f, Scalar * u)
+const DeviceBuffer<Scalar> &
+PSCRDeviceSolver<Scalar>::Data()
 {
-  const std::lock_guard<std::mutex> lock(m_Mutex);
-  const std::size_t count = m_Plan->Count();
-  TranslateCLErrors(
-    [&]
-    {
-      if (m_Data.Size() == 0) // only host solves need it; device-resident callers bring their own
-        m_Data = DeviceBuffer<Scalar>(*m_Context, count);
-      // In order on one queue: the blocking download ends the call, so f may alias u.
-      m_Data.Upload(Queue(), f, count, 0, false);
-      SolveInPlace(m_Data.Get());
-      m_Data.Download(Queue(), u, count);
-    });
+  if (m_Data.Size() == 0) // only host solves need it; device-resident callers bring their own
+    m_Data = DeviceBuffer<Scalar>(*m_Context, m_Plan->Count());
+  return m_Data;
 }
 
 template<typename Scalar>
-void
-PSCRDeviceSolver<Scalar>::Solve(const DeviceBuffer<Scalar> & f, const DeviceBuffer<Scalar> & u)
-{
-  const std::size_t count = m_Plan->Count();
-  if (f.Size() < count || u.Size() < count)
-  {
-    throw InvalidArgument("PSCRSolver::Solve: the device buffers hold " + std::to_string(f.Size()) + " (f) and " +
-                          std::to_string(u.Size()) + " (u) values; the operator needs " + std::to_string(count));
-  }
-  TranslateCLErrors(
-    [&]
-    {
-      for (const DeviceBuffer<Scalar> * b : { &f, &u })
-      {
-        if (b->Get().template getInfo<CL_MEM_CONTEXT>()() != m_Context->Context()())
-        {
-          throw InvalidArgument("PSCRSolver::Solve: a device buffer belongs to another OpenCL context; allocate it "
-                                "on the solver's Context() (device '" +
-                                m_Context->Info().name + "')");
-        }
-      }
-      const std::lock_guard<std::mutex> lock(m_Mutex);
-      if (f.Get()() != u.Get()())
-        Queue().enqueueCopyBuffer(f.Get(), u.Get(), 0, 0, count * sizeof(Scalar));
-      SolveInPlace(u.Get());
-    });
-}
-
-template<typename Scalar>
-void
-PSCRDeviceSolver<Scalar>::SolveInPlace(const cl::Buffer & u)
+double
+PSCRDeviceSolver<Scalar>::ProjectNull(const cl::Buffer & rhs)
 {
   const PSCRPlan<Scalar> & p = *m_Plan;
-  const std::size_t count = p.Count();
-  if (p.refinementSteps > 0) // f is kept for the residuals
-    Queue().enqueueCopyBuffer(u, m_Rhs.Get(), 0, 0, count * sizeof(Scalar));
-  Pass(u, true);
-  const bool threeD = p.axes.size() > 2;
-  for (unsigned step = 0; step < p.refinementSteps; ++step)
-  {
-    // As on the CPU: u += A^-1 (f - A u).
-    SetArgs(m_Residual,
-            m_Rhs.Get(),
-            u,
-            m_Correction.Get(),
-            p.shift,
-            m_Factors.Get(),
-            m_FactorOffset[0],
-            static_cast<cl_int>(p.axes[0].Size()),
-            m_FactorOffset[1],
-            static_cast<cl_int>(p.axes[1].Size()),
-            threeD ? m_FactorOffset[2] : cl_int(-1),
-            static_cast<cl_int>(threeD ? p.axes[2].Size() : 1));
-    Enqueue(m_Residual, p.axes[0].Size(), p.axes[1].Size(), threeD ? p.axes[2].Size() : 1);
-    Pass(m_Correction.Get(), false);
-    SetArgs(m_Add, u, m_Correction.Get(), static_cast<cl_long>(count));
-    Queue().enqueueNDRangeKernel(
-      m_Add, cl::NullRange, cl::NDRange(pscr::RoundUp(count, m_WideGroup)), cl::NDRange(m_WideGroup));
-  }
+  if (!p.singular)
+    return 0;
+  // As on the CPU (ProjectOnCPU): the compatibility of f, then f <- f - (e^T f) M e.
+  double f2 = 0;
+  const std::complex<double> ef = NullDot(rhs, m_Null, f2);
+  const double ratio = CheckNullCompatibility(p, std::abs(ef), f2);
+  NullAxpy(rhs, m_MassNull, FromWide<Scalar>(ef));
+  return ratio;
 }
 
 template<typename Scalar>
 void
-PSCRDeviceSolver<Scalar>::Pass(const cl::Buffer & u, bool check)
+PSCRDeviceSolver<Scalar>::Pass(const cl::Buffer & u)
 {
   const PSCRPlan<Scalar> & p = *m_Plan;
   if (p.singular)
   {
-    // As on the CPU: the compatibility of f (not of a refinement's residual),
-    // then f <- f - (e^T f) M e.
-    double f2 = 0;
-    const std::complex<double> ef = NullDot(u, m_Null, f2);
-    if (check)
-      CheckNullCompatibility(p, std::abs(ef), f2);
-    NullAxpy(u, m_MassNull, FromWide<Scalar>(ef));
+    // As on the CPU (SolveOnCPU): f <- f - (e^T f) M e, and e^T M u = 0 at the end.
+    double unused = 0;
+    NullAxpy(u, m_MassNull, FromWide<Scalar>(NullDot(u, m_Null, unused)));
   }
   Axis(static_cast<unsigned>(p.axes.size() - 1), u, 1, m_TopShift.Get(), p.singular ? 0 : -1);
   if (p.singular)
   {
-    // The solution with e^T M u = 0.
     double unused = 0;
     NullAxpy(u, m_Null, FromWide<Scalar>(NullDot(u, m_MassNull, unused)));
   }
+}
+
+template<typename Scalar>
+pscr::ResidualSums
+PSCRDeviceSolver<Scalar>::Residual(const cl::Buffer & rhs, const cl::Buffer & u, const cl::Buffer & r, int floorDigits)
+{
+  const PSCRPlan<Scalar> & p = *m_Plan;
+  const bool threeD = p.axes.size() > 2;
+  SetArgs(m_Residual,
+          rhs,
+          u,
+          r,
+          p.shift,
+          m_Factors.Get(),
+          m_FactorOffset[0],
+          static_cast<cl_int>(p.axes[0].Size()),
+          m_FactorOffset[1],
+          static_cast<cl_int>(p.axes[1].Size()),
+          threeD ? m_FactorOffset[2] : cl_int(-1),
+          static_cast<cl_int>(threeD ? p.axes[2].Size() : 1),
+          m_Gram.Get(),
+          m_GramOffset[0],
+          m_GramOffset[1],
+          threeD ? m_GramOffset[2] : cl_int(-1),
+          cl_int(floorDigits),
+          m_ResidualPartials.Get(),
+          cl::Local(m_ReduceGroup * sizeof(double)));
+  Queue().enqueueNDRangeKernel(
+    m_Residual, cl::NullRange, cl::NDRange(m_ReduceGroups * m_ReduceGroup), cl::NDRange(m_ReduceGroup));
+  std::vector<double> partials(3 * m_ReduceGroups);
+  m_ResidualPartials.Download(Queue(), partials.data(), partials.size());
+  pscr::ResidualSums sums;
+  for (std::size_t g = 0; g < m_ReduceGroups; ++g)
+  {
+    sums.residual2 += partials[3 * g];
+    sums.rhs2 += partials[3 * g + 1];
+    sums.floor2 += partials[3 * g + 2];
+  }
+  return sums;
+}
+
+template<typename Scalar>
+void
+PSCRDeviceSolver<Scalar>::EnqueueLinear(const cl::Kernel & kernel)
+{
+  Queue().enqueueNDRangeKernel(
+    kernel, cl::NullRange, cl::NDRange(pscr::RoundUp(m_Plan->Count(), m_WideGroup)), cl::NDRange(m_WideGroup));
+}
+
+template<typename Scalar>
+void
+PSCRDeviceSolver<Scalar>::Add(const cl::Buffer & u, const cl::Buffer & d)
+{
+  SetArgs(m_Add, u, d, static_cast<cl_long>(m_Plan->Count()));
+  EnqueueLinear(m_Add);
+}
+
+template<typename Scalar>
+void
+PSCRDeviceSolver<Scalar>::Copy(const cl::Buffer & from, const cl::Buffer & to)
+{
+  if (from() != to())
+    Queue().enqueueCopyBuffer(from, to, 0, 0, m_Plan->Count() * sizeof(Scalar));
+}
+
+template<typename Scalar>
+void
+PSCRDeviceSolver<Scalar>::Widen(const cl::Buffer & narrow, const cl::Buffer & wide)
+{
+  SetArgs(m_Widen, narrow, wide, static_cast<cl_long>(m_Plan->Count()));
+  EnqueueLinear(m_Widen);
+}
+
+template<typename Scalar>
+void
+PSCRDeviceSolver<Scalar>::Narrow(const cl::Buffer & wide, const cl::Buffer & narrow)
+{
+  SetArgs(m_Narrow, wide, narrow, static_cast<cl_long>(m_Plan->Count()));
+  EnqueueLinear(m_Narrow);
 }
 
 template<typename Scalar>
@@ -509,13 +544,196 @@ PSCRDeviceSolver<Scalar>::NullAxpy(const cl::Buffer & x, const DeviceBuffer<Scal
           static_cast<cl_int>(threeD ? p.axes[2].Size() : 1),
           cl_int(threeD ? 1 : 0),
           c);
-  Queue().enqueueNDRangeKernel(
-    m_NullAxpy, cl::NullRange, cl::NDRange(pscr::RoundUp(p.Count(), m_WideGroup)), cl::NDRange(m_WideGroup));
+  EnqueueLinear(m_NullAxpy);
+}
+
+namespace
+{
+
+// The steps of a checked solve on the device (gpurPSCRCheckedSolve.h): f is
+// in the solver's Rhs() when it starts, u is `u`.
+template<typename Scalar>
+class DeviceSolve
+{
+public:
+  using WideT = pscr::WideScalar<Scalar>;
+
+  DeviceSolve(PSCRDeviceSolver<Scalar> & device, const WideDeviceProvider<Scalar> & wide, const cl::Buffer & u)
+    : m_D(device)
+    , m_Wide(wide)
+    , m_U(u)
+  {
+  }
+
+  double
+  Prepare()
+  {
+    return m_D.ProjectNull(m_D.Rhs().Get());
+  }
+
+  pscr::RefinementOutcome
+  Solve(const pscr::RefinementSettings & settings)
+  {
+    m_D.Copy(m_D.Rhs().Get(), m_U);
+    return Run(m_D, m_U, settings);
+  }
+
+  pscr::RefinementOutcome
+  SolveWide(const pscr::RefinementSettings & settings)
+  {
+    PSCRDeviceSolver<WideT> & w = m_Wide();
+    w.Widen(m_D.Rhs().Get(), w.Rhs().Get());
+    w.Copy(w.Rhs().Get(), w.Data().Get());
+    const pscr::RefinementOutcome out = Run(w, w.Data().Get(), settings);
+    w.Narrow(w.Data().Get(), m_U);
+    return out;
+  }
+
+  pscr::RefinementOutcome
+  Check(const pscr::RefinementSettings & settings)
+  {
+    return pscr::Refine(
+      settings, [&] { return Residual(m_D, m_U); }, [] {});
+  }
+
+private:
+  // r = f - A u of solver `d` (f its Rhs(), r its Correction()), the floor for Scalar.
+  template<typename T>
+  static pscr::ResidualSums
+  Residual(PSCRDeviceSolver<T> & d, const cl::Buffer & u)
+  {
+    return d.Residual(d.Rhs().Get(), u, d.Correction().Get(), std::numeric_limits<RealType<Scalar>>::digits);
+  }
+
+  // u (holding f) <- the refined solution of solver `d`.
+  template<typename T>
+  static pscr::RefinementOutcome
+  Run(PSCRDeviceSolver<T> & d, const cl::Buffer & u, const pscr::RefinementSettings & settings)
+  {
+    d.Pass(u);
+    return pscr::Refine(
+      settings,
+      [&] { return Residual(d, u); },
+      [&]
+      {
+        d.Pass(d.Correction().Get());
+        d.Add(u, d.Correction().Get());
+      });
+  }
+
+  PSCRDeviceSolver<Scalar> & m_D;
+  const WideDeviceProvider<Scalar> & m_Wide;
+  const cl::Buffer & m_U;
+};
+
+template<typename Scalar>
+void
+CheckBuffers(PSCRDeviceSolver<Scalar> & device,
+             std::size_t count,
+             const DeviceBuffer<Scalar> & f,
+             const DeviceBuffer<Scalar> & u)
+{
+  if (f.Size() < count || u.Size() < count)
+  {
+    throw InvalidArgument("PSCRSolver::Solve: the device buffers hold " + std::to_string(f.Size()) + " (f) and " +
+                          std::to_string(u.Size()) + " (u) values; the operator needs " + std::to_string(count));
+  }
+  for (const DeviceBuffer<Scalar> * b : { &f, &u })
+  {
+    if (b->Get().template getInfo<CL_MEM_CONTEXT>()() != device.Context().Context()())
+    {
+      throw InvalidArgument("PSCRSolver::Solve: a device buffer belongs to another OpenCL context; allocate it on the "
+                            "solver's Context() (device '" +
+                            device.Context().Info().name + "')");
+    }
+  }
+}
+
+} // namespace
+
+template<typename Scalar>
+PSCRSolveReport
+SolveOnDevice(PSCRDeviceSolver<Scalar> & device,
+              const WideDeviceProvider<Scalar> & wide,
+              const Scalar * f,
+              Scalar * u,
+              const pscr::CheckedSolveSettings & settings,
+              std::atomic<bool> & inDouble)
+{
+  const std::size_t count = device.Rhs().Size();
+  PSCRSolveReport report;
+  TranslateCLErrors(
+    [&]
+    {
+      const std::lock_guard<std::mutex> lock(device.Mutex());
+      device.Rhs().Upload(device.Queue(), f, count);
+      DeviceSolve<Scalar> run(device, wide, device.Data().Get());
+      report = pscr::CheckedSolve<Scalar>(run, settings, inDouble);
+      device.Data().Download(device.Queue(), u, count);
+    });
+  return report;
+}
+
+template<typename Scalar>
+PSCRSolveReport
+SolveOnDevice(PSCRDeviceSolver<Scalar> & device,
+              const WideDeviceProvider<Scalar> & wide,
+              const DeviceBuffer<Scalar> & f,
+              const DeviceBuffer<Scalar> & u,
+              const pscr::CheckedSolveSettings & settings,
+              std::atomic<bool> & inDouble)
+{
+  PSCRSolveReport report;
+  TranslateCLErrors(
+    [&]
+    {
+      CheckBuffers(device, device.Rhs().Size(), f, u);
+      const std::lock_guard<std::mutex> lock(device.Mutex());
+      device.Copy(f.Get(), device.Rhs().Get());
+      DeviceSolve<Scalar> run(device, wide, u.Get());
+      report = pscr::CheckedSolve<Scalar>(run, settings, inDouble);
+    });
+  return report;
+}
+
+template<typename Scalar>
+void
+EnqueueOnDevice(PSCRDeviceSolver<Scalar> & device, const DeviceBuffer<Scalar> & f, const DeviceBuffer<Scalar> & u)
+{
+  TranslateCLErrors(
+    [&]
+    {
+      CheckBuffers(device, device.Rhs().Size(), f, u);
+      const std::lock_guard<std::mutex> lock(device.Mutex());
+      device.Copy(f.Get(), u.Get());
+      device.ProjectNull(u.Get());
+      device.Pass(u.Get());
+    });
 }
 
 template class PSCRDeviceSolver<float>;
 template class PSCRDeviceSolver<double>;
 template class PSCRDeviceSolver<std::complex<float>>;
 template class PSCRDeviceSolver<std::complex<double>>;
+
+#define GPUR_INSTANTIATE_PSCR_DEVICE_SOLVE(T)                                                                          \
+  template PSCRSolveReport SolveOnDevice<T>(PSCRDeviceSolver<T> &,                                                     \
+                                            const WideDeviceProvider<T> &,                                             \
+                                            const T *,                                                                 \
+                                            T *,                                                                       \
+                                            const pscr::CheckedSolveSettings &,                                        \
+                                            std::atomic<bool> &);                                                      \
+  template PSCRSolveReport SolveOnDevice<T>(PSCRDeviceSolver<T> &,                                                     \
+                                            const WideDeviceProvider<T> &,                                             \
+                                            const DeviceBuffer<T> &,                                                   \
+                                            const DeviceBuffer<T> &,                                                   \
+                                            const pscr::CheckedSolveSettings &,                                        \
+                                            std::atomic<bool> &);                                                      \
+  template void EnqueueOnDevice<T>(PSCRDeviceSolver<T> &, const DeviceBuffer<T> &, const DeviceBuffer<T> &);
+
+GPUR_INSTANTIATE_PSCR_DEVICE_SOLVE(float)
+GPUR_INSTANTIATE_PSCR_DEVICE_SOLVE(double)
+GPUR_INSTANTIATE_PSCR_DEVICE_SOLVE(std::complex<float>)
+GPUR_INSTANTIATE_PSCR_DEVICE_SOLVE(std::complex<double>)
 
 } // namespace gpur

@@ -30,6 +30,12 @@ constexpr std::size_t kParallelEigenSize = 128;
 // An operator eigenvalue below this fraction of the spectrum's scale counts as zero.
 constexpr double kSingularTolerance = 1e-10;
 
+// Refinement steps: the automatic limit (the slowest case of the test sweep,
+// a 3D indefinite P1 problem in double, contracts 28x per step and needs 6)
+// and the most allowed.
+constexpr int kAutomaticRefinementSteps = 8;
+constexpr int kMaxRefinementSteps = 16;
+
 void
 SerialLoop(std::size_t n, const RangeBody & body)
 {
@@ -84,6 +90,7 @@ PSCRAxisPlan<Scalar>
 BuildAxis(const AxisFactors<Scalar> & axis,
           unsigned q,
           const ParallelForFunction & loop,
+          EigenvectorAccuracy accuracy,
           std::vector<Precise<Scalar>> & topValues)
 {
   using P = Precise<Scalar>;
@@ -148,8 +155,11 @@ BuildAxis(const AxisFactors<Scalar> & axis,
   const AxisFactors<P> precise = CastAxis<P>(axis);
   auto solve = [&](EigenTask<P> & task, const ParallelForFunction & inner)
   {
-    task.result = SolveTridiagonalPencil(
-      Restrict(precise.A, task.first, task.size), Restrict(precise.M, task.first, task.size), task.rows, inner);
+    task.result = SolveTridiagonalPencil(Restrict(precise.A, task.first, task.size),
+                                         Restrict(precise.M, task.first, task.size),
+                                         task.rows,
+                                         inner,
+                                         accuracy);
   };
   std::vector<std::size_t> small;
   for (std::size_t t = 0; t < tasks.size(); ++t)
@@ -308,10 +318,20 @@ PSCROptions::Validate() const
     throw InvalidArgument("PSCR radix q is " + std::to_string(radix) + "; q must be 2 or 4");
   }
   tridiagonal.Validate();
-  if (refinementSteps < -1 || refinementSteps > 8)
+  if (refinementSteps < -1 || refinementSteps > kMaxRefinementSteps)
   {
     throw InvalidArgument("PSCR refinementSteps is " + std::to_string(refinementSteps) +
-                          "; it must be -1 (automatic) or 0 to 8");
+                          "; it must be -1 (automatic: " + std::to_string(kAutomaticRefinementSteps) + ") or 0 to " +
+                          std::to_string(kMaxRefinementSteps));
+  }
+  if (!(residualTolerance >= 0 && std::isfinite(residualTolerance)))
+  {
+    throw InvalidArgument("PSCR residualTolerance is " + std::to_string(residualTolerance) +
+                          "; it must be a finite relative residual >= 0 (0: 8 x the rounding floor)");
+  }
+  if (precision != PSCRPrecision::Automatic && precision != PSCRPrecision::Scalar && precision != PSCRPrecision::Double)
+  {
+    throw InvalidArgument("PSCR precision is not one of Automatic, Scalar, Double");
   }
   if (!(compatibilityTolerance >= 0 && compatibilityTolerance <= 1))
   {
@@ -320,9 +340,27 @@ PSCROptions::Validate() const
   }
 }
 
+const char *
+ToString(PSCRPrecision precision)
+{
+  switch (precision)
+  {
+    case PSCRPrecision::Automatic:
+      return "Automatic";
+    case PSCRPrecision::Scalar:
+      return "Scalar";
+    case PSCRPrecision::Double:
+      return "Double";
+  }
+  return "unknown";
+}
+
 template<typename Scalar>
 PSCRPlan<Scalar>
-BuildPSCRPlan(const SeparableOperator<Scalar> & op, const PSCROptions & options, const ParallelForFunction & loop)
+BuildPSCRPlan(const SeparableOperator<Scalar> & op,
+              const PSCROptions & options,
+              const ParallelForFunction & loop,
+              double dataEpsilon)
 {
   using P = Precise<Scalar>;
   options.Validate();
@@ -338,10 +376,14 @@ BuildPSCRPlan(const SeparableOperator<Scalar> & op, const PSCROptions & options,
   plan.shift = op.shift;
   plan.radix = options.radix;
   plan.tridiagonal = options.tridiagonal;
-  plan.compatibilityTolerance = options.compatibilityTolerance > 0
-                                  ? options.compatibilityTolerance
-                                  : std::sqrt(static_cast<double>(std::numeric_limits<RealType<Scalar>>::epsilon()));
+  plan.compatibilityTolerance =
+    options.compatibilityTolerance > 0 ? options.compatibilityTolerance : std::sqrt(dataEpsilon);
   plan.reduced.resize(dims);
+  // Double data need the eigenvectors in extended precision to land near
+  // their rounding floor without refinement; float data do not (the double
+  // eigenvectors' errors are far below float's).
+  const EigenvectorAccuracy accuracy =
+    dataEpsilon < 1e-10 ? EigenvectorAccuracy::Extended : EigenvectorAccuracy::Double;
   std::vector<std::vector<P>> spectra(dims);
   for (unsigned d = 0; d < dims; ++d)
   {
@@ -354,7 +396,7 @@ BuildPSCRPlan(const SeparableOperator<Scalar> & op, const PSCROptions & options,
       }
       else
       {
-        plan.reduced[d] = BuildAxis(op.axes[d], options.radix, loop, spectra[d]);
+        plan.reduced[d] = BuildAxis(op.axes[d], options.radix, loop, accuracy, spectra[d]);
       }
     }
     catch (const InvalidArgument & e)
@@ -394,9 +436,9 @@ BuildPSCRPlan(const SeparableOperator<Scalar> & op, const PSCROptions & options,
     }
   }
 
-  plan.refinementSteps = options.refinementSteps >= 0          ? static_cast<unsigned>(options.refinementSteps)
-                         : PartialSolvesWellPosed(op, spectra) ? 0u
-                                                               : 1u;
+  plan.refinementSteps =
+    static_cast<unsigned>(options.refinementSteps >= 0 ? options.refinementSteps : kAutomaticRefinementSteps);
+  plan.wellPosed = PartialSolvesWellPosed(op, spectra);
 
   plan.tridiagonalSolves = 1;
   for (unsigned d = 1; d < dims; ++d)
@@ -404,17 +446,13 @@ BuildPSCRPlan(const SeparableOperator<Scalar> & op, const PSCROptions & options,
   return plan;
 }
 
-template PSCRPlan<float>
-BuildPSCRPlan<float>(const SeparableOperator<float> &, const PSCROptions &, const ParallelForFunction &);
-template PSCRPlan<double>
-BuildPSCRPlan<double>(const SeparableOperator<double> &, const PSCROptions &, const ParallelForFunction &);
-template PSCRPlan<std::complex<float>>
-BuildPSCRPlan<std::complex<float>>(const SeparableOperator<std::complex<float>> &,
-                                   const PSCROptions &,
-                                   const ParallelForFunction &);
-template PSCRPlan<std::complex<double>>
-BuildPSCRPlan<std::complex<double>>(const SeparableOperator<std::complex<double>> &,
-                                    const PSCROptions &,
-                                    const ParallelForFunction &);
+#define GPUR_INSTANTIATE_PSCR_PLAN(T)                                                                                  \
+  template PSCRPlan<T> BuildPSCRPlan<T>(                                                                               \
+    const SeparableOperator<T> &, const PSCROptions &, const ParallelForFunction &, double);
+
+GPUR_INSTANTIATE_PSCR_PLAN(float)
+GPUR_INSTANTIATE_PSCR_PLAN(double)
+GPUR_INSTANTIATE_PSCR_PLAN(std::complex<float>)
+GPUR_INSTANTIATE_PSCR_PLAN(std::complex<double>)
 
 } // namespace gpur

@@ -74,8 +74,10 @@ struct PSCRPlan
   double compatibilityTolerance = 0;
 
   std::size_t tridiagonalSolves = 0;
-  /** Iterative refinement steps after each solve (PSCROptions::refinementSteps resolved). */
+  /** Most refinement steps per solve (PSCROptions::refinementSteps resolved). */
   unsigned refinementSteps = 0;
+  /** Real and positive (semi)definite: every partial solve as well conditioned as A (see gpurPSCRSolver.h). */
+  bool wellPosed = true;
 
   std::size_t
   Count() const
@@ -97,23 +99,67 @@ struct PSCRPlan
 };
 
 /**
- * Singular operators, both backends: throws InvalidArgument (saying how to fix
- * f) unless |e^T f| / (|e| |f|) <= plan.compatibilityTolerance, given
- * absEf = |e^T f| and f2 = |f|^2.
+ * Singular operators, both backends: returns |e^T f| / (|e| |f|) given
+ * absEf = |e^T f| and f2 = |f|^2, and throws InvalidArgument (saying how to
+ * fix f) when it exceeds plan.compatibilityTolerance.
  */
 template<typename Scalar>
-void
+double
 CheckNullCompatibility(const PSCRPlan<Scalar> & plan, double absEf, double f2);
 
-/** Both backends: throws InvalidArgument unless the solution's `count` values are finite. */
-template<typename Scalar>
-void
-RequireFiniteSolution(const Scalar * u, std::size_t count);
+/**
+ * The plan with its arrays converted to another scalar type of the same kind
+ * (double -> float: the float solver's plan from the double one it keeps for
+ * solves in double; the eigenproblems are solved in double either way).
+ */
+template<typename To, typename From>
+PSCRPlan<To>
+CastPlan(const PSCRPlan<From> & from)
+{
+  PSCRPlan<To> to;
+  auto cast = [](const auto & v) { return std::vector<To>(v.begin(), v.end()); };
+  for (const AxisFactors<From> & a : from.axes)
+    to.axes.push_back(CastAxis<To>(a));
+  to.shift = static_cast<To>(from.shift);
+  to.radix = from.radix;
+  to.tridiagonal = from.tridiagonal;
+  to.reduced.resize(from.reduced.size());
+  for (std::size_t d = 0; d < from.reduced.size(); ++d)
+  {
+    const PSCRAxisPlan<From> & a = from.reduced[d];
+    PSCRAxisPlan<To> & b = to.reduced[d];
+    b.n = a.n;
+    b.levels = a.levels;
+    b.values = cast(a.values);
+    b.vectors = cast(a.vectors);
+    b.maxJobs = a.maxJobs;
+    b.maxBlocks = a.maxBlocks;
+    b.nullIndex = a.nullIndex;
+  }
+  to.singular = from.singular;
+  for (const std::vector<From> & e : from.nullVector)
+    to.nullVector.push_back(cast(e));
+  for (const std::vector<From> & e : from.massNullVector)
+    to.massNullVector.push_back(cast(e));
+  to.compatibilityTolerance = from.compatibilityTolerance;
+  to.tridiagonalSolves = from.tridiagonalSolves;
+  to.refinementSteps = from.refinementSteps;
+  to.wellPosed = from.wellPosed;
+  return to;
+}
 
-/** Validates the operator (2 or 3 axes) and the options and builds the plan. */
+/**
+ * Validates the operator (2 or 3 axes) and the options and builds the plan.
+ * `dataEpsilon` is the machine epsilon of the data the solves receive (the
+ * default compatibility tolerance is its square root): the double plan of a
+ * float solver is built for float data.
+ */
 template<typename Scalar>
 PSCRPlan<Scalar>
-BuildPSCRPlan(const SeparableOperator<Scalar> & op, const PSCROptions & options, const ParallelForFunction & loop);
+BuildPSCRPlan(const SeparableOperator<Scalar> & op,
+              const PSCROptions & options,
+              const ParallelForFunction & loop,
+              double dataEpsilon = std::numeric_limits<RealType<Scalar>>::epsilon());
 
 } // namespace gpur
 

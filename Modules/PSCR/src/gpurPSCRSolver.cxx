@@ -4,10 +4,13 @@
 #include "gpurError.h"
 #include "gpurPSCRDevice.h"
 #include "gpurPSCRInternal.h"
+#include "gpurPSCRCheckedSolve.h"
 #include "gpurPSCRPlan.h"
 #include "gpurStopwatch.h"
 
 #include <algorithm>
+#include <atomic>
+#include <mutex>
 #include <cmath>
 #include <complex>
 #include <cstdio>
@@ -349,27 +352,16 @@ TensorDot(const std::vector<std::vector<Scalar>> & factors, const Scalar * u)
   return sum;
 }
 
-// u <- A^-1 u on the CPU. Singular operators: the compatibility check (when
-// `check`), the projection of the right-hand side and the removal of the null
-// component. The refinement's residuals skip the check: they are compatible
-// up to rounding in the residual's own (tiny) scale only.
+// u <- A^-1 u on the CPU. Singular operators: f <- f - (e^T f) M e first
+// (rounding-level for a right-hand side that ProjectOnCPU prepared, and for
+// the refinement's residuals), and the solution with e^T M u = 0.
 template<typename Scalar>
 void
-SolveOnCPU(const PSCRPlan<Scalar> & plan, Scalar * u, bool check, const ParallelForFunction & loop)
+SolveOnCPU(const PSCRPlan<Scalar> & plan, Scalar * u, const ParallelForFunction & loop)
 {
-  const std::size_t count = plan.Count();
   if (plan.singular)
   {
-    // Compatibility of f with the null vector e, then f <- f - (e^T f) M e.
-    const Wide<Scalar> ef = TensorDot(plan.nullVector, u);
-    if (check)
-    {
-      double f2 = 0;
-      for (std::size_t i = 0; i < count; ++i)
-        f2 += std::norm(static_cast<Wide<Scalar>>(u[i]));
-      CheckNullCompatibility(plan, std::abs(ef), f2);
-    }
-    const Scalar c = static_cast<Scalar>(ef);
+    const Scalar c = static_cast<Scalar>(TensorDot(plan.nullVector, u));
     ForEachTensor(plan.massNullVector, [&](std::size_t i, Scalar me) { u[i] -= c * me; });
   }
   Scratch<Scalar> scratch(plan.axes.size());
@@ -383,18 +375,57 @@ SolveOnCPU(const PSCRPlan<Scalar> & plan, Scalar * u, bool check, const Parallel
   }
 }
 
-std::string
-Scientific(double v)
+// Singular operators: the compatibility check of f and f <- f - (e^T f) M e,
+// returning |e^T f| / (|e| |f|); others: 0.
+template<typename Scalar>
+double
+ProjectOnCPU(const PSCRPlan<Scalar> & plan, Scalar * f)
 {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.3g", v);
-  return text;
+  if (!plan.singular)
+    return 0;
+  const Wide<Scalar> ef = TensorDot(plan.nullVector, f);
+  double f2 = 0;
+  for (std::size_t i = 0, count = plan.Count(); i < count; ++i)
+    f2 += std::norm(static_cast<Wide<Scalar>>(f[i]));
+  const double ratio = CheckNullCompatibility(plan, std::abs(ef), f2);
+  const Scalar c = static_cast<Scalar>(ef);
+  ForEachTensor(plan.massNullVector, [&](std::size_t i, Scalar me) { f[i] -= c * me; });
+  return ratio;
+}
+
+// u (which holds f) <- the solution for the plan, refined against rhs
+// (gpurPSCRResidual.h); the floor for Final, the type the caller receives.
+template<typename Final, typename T>
+pscr::RefinementOutcome
+RefineOnCPU(const PSCRPlan<T> & plan,
+            const std::vector<std::vector<pscr::ColumnGram>> & gram,
+            const T * rhs,
+            T * u,
+            const pscr::RefinementSettings & settings,
+            const ParallelForFunction & loop)
+{
+  SolveOnCPU(plan, u, loop);
+  std::vector<T> r(plan.Count());
+  return pscr::Refine(
+    settings,
+    [&] { return pscr::ResidualOnCPU<T, Final>(plan, gram, rhs, u, r.data(), loop); },
+    [&]
+    {
+      SolveOnCPU(plan, r.data(), loop);
+      pscr::ForEachRange(&loop,
+                         r.size(),
+                         [&](std::size_t b, std::size_t e)
+                         {
+                           for (std::size_t i = b; i < e; ++i)
+                             u[i] += r[i];
+                         });
+    });
 }
 
 } // namespace
 
 template<typename Scalar>
-void
+double
 CheckNullCompatibility(const PSCRPlan<Scalar> & plan, double absEf, double f2)
 {
   double e2 = 1;
@@ -410,102 +441,209 @@ CheckNullCompatibility(const PSCRPlan<Scalar> & plan, double absEf, double f2)
   {
     throw InvalidArgument("the operator is singular (for pure-Neumann Poisson its null vector e is the constant) "
                           "and f is not compatible with it: |e^T f| / (|e| |f|) = " +
-                          Scientific(ratio) + " > " + Scientific(plan.compatibilityTolerance) +
+                          pscr::Scientific(ratio) + " > " + pscr::Scientific(plan.compatibilityTolerance) +
                           "; remove that component from f (Neumann Poisson: make the sum of f zero) or "
                           "raise PSCROptions::compatibilityTolerance");
   }
+  return ratio;
 }
 
+// Everything a solver holds: the plan in the scalar type and in double (the
+// same plan for double scalars), the column tables of the residual checks,
+// and on OpenCL the device solvers; the double one of a float solver is made
+// when a solve first needs it.
 template<typename Scalar>
-void
-RequireFiniteSolution(const Scalar * u, std::size_t count)
+struct PSCRSolver<Scalar>::Solvers
 {
-  for (std::size_t i = 0; i < count; ++i)
+  using WideT = pscr::WideScalar<Scalar>;
+  static constexpr bool kNarrow = !std::is_same<Scalar, WideT>::value;
+
+  std::shared_ptr<const PSCRPlan<WideT>> wide;
+  std::shared_ptr<const PSCRPlan<Scalar>> plan;
+  std::vector<std::vector<pscr::ColumnGram>> gram;
+  ParallelForFunction loop;
+  pscr::CheckedSolveSettings settings;
+  std::atomic<bool> inDouble{ false };
+  DeviceInfo device;
+  std::shared_ptr<PSCRDeviceSolver<Scalar>> onDevice;
+  std::shared_ptr<PSCRDeviceSolver<WideT>> wideOnDevice;
+  std::mutex wideMutex;
+
+  PSCRDeviceSolver<WideT> &
+  WideOnDevice()
   {
-    if (!std::isfinite(std::abs(u[i])))
+    if constexpr (kNarrow)
     {
-      throw InvalidArgument("PSCR produced a non-finite solution: a shifted subsystem of the reduction is "
-                            "singular or the tridiagonal elimination (no pivoting) broke down; the operator is "
-                            "(nearly) singular in a way PSCR cannot handle");
+      const std::lock_guard<std::mutex> lock(wideMutex);
+      if (!wideOnDevice)
+        wideOnDevice = std::make_shared<PSCRDeviceSolver<WideT>>(wide, device, gram, true);
+      return *wideOnDevice;
+    }
+    else
+    {
+      return *onDevice;
     }
   }
-}
+};
+
+namespace
+{
+
+// The steps of a checked solve on the CPU (gpurPSCRCheckedSolve.h).
+template<typename Scalar, typename Solvers>
+class CPUSolve
+{
+public:
+  using WideT = pscr::WideScalar<Scalar>;
+
+  CPUSolve(const Solvers & solvers, const Scalar * f, Scalar * u)
+    : m_S(solvers)
+    , m_F(f)
+    , m_U(u)
+  {
+  }
+
+  double
+  Prepare()
+  {
+    m_Rhs.assign(m_F, m_F + m_S.plan->Count());
+    return ProjectOnCPU(*m_S.plan, m_Rhs.data());
+  }
+
+  pscr::RefinementOutcome
+  Solve(const pscr::RefinementSettings & settings)
+  {
+    std::copy(m_Rhs.begin(), m_Rhs.end(), m_U);
+    return RefineOnCPU<Scalar>(*m_S.plan, m_S.gram, m_Rhs.data(), m_U, settings, m_S.loop);
+  }
+
+  pscr::RefinementOutcome
+  SolveWide(const pscr::RefinementSettings & settings)
+  {
+    const std::vector<WideT> rhs(m_Rhs.begin(), m_Rhs.end());
+    std::vector<WideT> u = rhs;
+    const pscr::RefinementOutcome out =
+      RefineOnCPU<Scalar>(*m_S.wide, m_S.gram, rhs.data(), u.data(), settings, m_S.loop);
+    std::transform(u.begin(), u.end(), m_U, [](const WideT & v) { return static_cast<Scalar>(v); });
+    return out;
+  }
+
+  pscr::RefinementOutcome
+  Check(const pscr::RefinementSettings & settings)
+  {
+    std::vector<Scalar> r(m_Rhs.size());
+    return pscr::Refine(
+      settings,
+      [&] { return pscr::ResidualOnCPU<Scalar, Scalar>(*m_S.plan, m_S.gram, m_Rhs.data(), m_U, r.data(), m_S.loop); },
+      [] {});
+  }
+
+private:
+  const Solvers & m_S;
+  const Scalar * m_F;
+  Scalar * m_U;
+  std::vector<Scalar> m_Rhs;
+};
+
+} // namespace
 
 template<typename Scalar>
 PSCRSolver<Scalar>::PSCRSolver(const SeparableOperator<Scalar> & op, const PSCROptions & options)
-  : m_ParallelFor(pscr::ResolveParallelFor(options.parallelFor ? options.parallelFor : options.execution.parallelFor))
+  : m_Solvers(std::make_shared<Solvers>())
 {
+  using WideT = typename Solvers::WideT;
   const Stopwatch clock;
-  // The backend first: an unknown device or a missing fp64 fails before the eigenproblems run.
-  m_Backend = ResolveBackend(options.execution, std::is_same<RealType<Scalar>, double>::value);
-  m_Plan = std::make_shared<const PSCRPlan<Scalar>>(BuildPSCRPlan(op, options, m_ParallelFor));
+  Solvers & s = *m_Solvers;
+  s.loop = pscr::ResolveParallelFor(options.parallelFor ? options.parallelFor : options.execution.parallelFor);
+  // The backend first: an unknown device or a missing fp64 (which the residual
+  // checks need on OpenCL, whatever the scalar) fails before the eigenproblems run.
+  m_Backend = ResolveBackend(options.execution, true);
+  // The eigenproblems are solved in double either way: the plan in double
+  // first, and a float solver's own plan is its rounded copy.
+  s.wide = std::make_shared<const PSCRPlan<WideT>>(
+    BuildPSCRPlan(CastOperator<WideT>(op), options, s.loop, std::numeric_limits<RealType<Scalar>>::epsilon()));
+  if constexpr (Solvers::kNarrow)
+    s.plan = std::make_shared<const PSCRPlan<Scalar>>(CastPlan<Scalar>(*s.wide));
+  else
+    s.plan = s.wide;
+  s.gram = pscr::MakeColumnGram(s.plan->axes, s.plan->shift);
+  s.settings.maxSteps = s.plan->refinementSteps;
+  s.settings.tolerance = options.residualTolerance;
+  s.settings.precision = options.precision;
   if (m_Backend.backend == Backend::OpenCL)
   {
     m_Backend.devices = { m_Backend.device }; // one device runs the solves
-    m_Device = std::make_shared<PSCRDeviceSolver<Scalar>>(m_Plan, m_Backend.device);
+    s.device = m_Backend.device;
+    s.onDevice = std::make_shared<PSCRDeviceSolver<Scalar>>(s.plan, s.device, s.gram);
+    if (Solvers::kNarrow && options.precision == PSCRPrecision::Double)
+      s.WideOnDevice(); // built now, so that a kernel or memory error surfaces here
   }
   m_SetupSeconds = clock.Seconds();
 }
 
 template<typename Scalar>
-void
+PSCRSolveReport
 PSCRSolver<Scalar>::Solve(const Scalar * f, Scalar * u) const
 {
-  const PSCRPlan<Scalar> & plan = *m_Plan;
+  Solvers & s = *m_Solvers;
   if (f == nullptr || u == nullptr)
   {
     throw InvalidArgument("PSCRSolver::Solve: the right-hand side or solution pointer is null");
   }
-  const std::size_t count = plan.Count();
-  RequireFiniteScalars(f, count, "PSCR right-hand side f");
-  if (m_Device)
+  RequireFiniteScalars(f, s.plan->Count(), "PSCR right-hand side f");
+  if (s.onDevice)
   {
-    m_Device->Solve(f, u);
-    RequireFiniteSolution(u, count);
-    return;
+    return SolveOnDevice<Scalar>(
+      *s.onDevice, [&]() -> auto & { return s.WideOnDevice(); }, f, u, s.settings, s.inDouble);
   }
-  // f is kept for the refinement's residuals: u may be f.
-  const std::vector<Scalar> rhs = plan.refinementSteps > 0 ? std::vector<Scalar>(f, f + count) : std::vector<Scalar>();
-  if (u != f)
-  {
-    std::copy(f, f + count, u);
-  }
-  SolveOnCPU(plan, u, true, m_ParallelFor);
-  std::vector<Scalar> r;
-  for (unsigned step = 0; step < plan.refinementSteps; ++step)
-  {
-    // u += A^-1 (f - A u) (see gpurPSCRSolver.h, indefinite operators).
-    r = rhs;
-    ApplySeparableTerms(plan.axes.data(),
-                        static_cast<unsigned>(plan.axes.size()),
-                        plan.shift,
-                        Scalar(1),
-                        u,
-                        r.data(),
-                        true,
-                        &m_ParallelFor);
-    SolveOnCPU(plan, r.data(), false, m_ParallelFor);
-    pscr::ForEachRange(&m_ParallelFor,
-                       count,
-                       [&](std::size_t b, std::size_t e)
-                       {
-                         for (std::size_t i = b; i < e; ++i)
-                           u[i] += r[i];
-                       });
-  }
-  RequireFiniteSolution(u, count);
+  CPUSolve<Scalar, Solvers> run(s, f, u);
+  return pscr::CheckedSolve<Scalar>(run, s.settings, s.inDouble);
 }
 
 template<typename Scalar>
-void
+PSCRSolveReport
 PSCRSolver<Scalar>::Solve(const DeviceBuffer<Scalar> & f, DeviceBuffer<Scalar> & u) const
 {
-  if (!m_Device)
+  Solvers & s = *m_Solvers;
+  if (!s.onDevice)
   {
     throw InvalidArgument("PSCRSolver::Solve on device buffers needs the OpenCL backend, but this solver runs on the "
                           "CPU (set PSCROptions::execution.backend to OpenCL, or solve host arrays)");
   }
-  m_Device->Solve(f, u);
+  return SolveOnDevice<Scalar>(
+    *s.onDevice, [&]() -> auto & { return s.WideOnDevice(); }, f, u, s.settings, s.inDouble);
+}
+
+template<typename Scalar>
+void
+PSCRSolver<Scalar>::EnqueueSolve(const DeviceBuffer<Scalar> & f, DeviceBuffer<Scalar> & u) const
+{
+  Solvers & s = *m_Solvers;
+  if (!s.onDevice)
+  {
+    throw InvalidArgument("PSCRSolver::EnqueueSolve needs the OpenCL backend, but this solver runs on the CPU");
+  }
+  if (!s.plan->wellPosed || s.inDouble.load() || s.settings.precision == PSCRPrecision::Double)
+  {
+    throw InvalidArgument("PSCRSolver::EnqueueSolve solves without checking, which is only safe for real positive "
+                          "(semi)definite operators in their own precision; this operator is indefinite or complex "
+                          "(or its float solves need double): use Solve, which checks the residual");
+  }
+  EnqueueOnDevice(*s.onDevice, f, u);
+}
+
+template<typename Scalar>
+bool
+PSCRSolver<Scalar>::IsWellPosed() const
+{
+  return m_Solvers->plan->wellPosed;
+}
+
+template<typename Scalar>
+bool
+PSCRSolver<Scalar>::ComputesInDouble() const
+{
+  return Solvers::kNarrow && (m_Solvers->inDouble.load() || m_Solvers->settings.precision == PSCRPrecision::Double);
 }
 
 template<typename Scalar>
@@ -519,77 +657,77 @@ template<typename Scalar>
 DeviceContext &
 PSCRSolver<Scalar>::Context() const
 {
-  if (!m_Device)
+  if (!m_Solvers->onDevice)
   {
     throw InvalidArgument("PSCRSolver::Context: this solver runs on the CPU and has no OpenCL context");
   }
-  return m_Device->Context();
+  return m_Solvers->onDevice->Context();
 }
 
 template<typename Scalar>
 unsigned
 PSCRSolver<Scalar>::Dimension() const
 {
-  return static_cast<unsigned>(m_Plan->axes.size());
+  return static_cast<unsigned>(m_Solvers->plan->axes.size());
 }
 
 template<typename Scalar>
 std::size_t
 PSCRSolver<Scalar>::Size(unsigned axis) const
 {
-  if (axis >= m_Plan->axes.size())
+  if (axis >= m_Solvers->plan->axes.size())
   {
     throw InvalidArgument("PSCRSolver::Size: axis " + std::to_string(axis) + " of a " +
-                          std::to_string(m_Plan->axes.size()) + "D operator");
+                          std::to_string(m_Solvers->plan->axes.size()) + "D operator");
   }
-  return m_Plan->axes[axis].Size();
+  return m_Solvers->plan->axes[axis].Size();
 }
 
 template<typename Scalar>
 std::size_t
 PSCRSolver<Scalar>::Count() const
 {
-  return m_Plan->Count();
+  return m_Solvers->plan->Count();
 }
 
 template<typename Scalar>
 unsigned
 PSCRSolver<Scalar>::Radix() const
 {
-  return m_Plan->radix;
+  return m_Solvers->plan->radix;
 }
 
 template<typename Scalar>
 unsigned
 PSCRSolver<Scalar>::Levels(unsigned axis) const
 {
-  if (axis == 0 || axis >= m_Plan->axes.size())
+  if (axis == 0 || axis >= m_Solvers->plan->axes.size())
   {
     throw InvalidArgument("PSCRSolver::Levels: axis " + std::to_string(axis) + " is not reduced; axes 1 to " +
-                          std::to_string(m_Plan->axes.size() - 1) + " are");
+                          std::to_string(m_Solvers->plan->axes.size() - 1) + " are");
   }
-  return static_cast<unsigned>(m_Plan->reduced[axis].levels.size());
+  return static_cast<unsigned>(m_Solvers->plan->reduced[axis].levels.size());
 }
 
 template<typename Scalar>
 bool
 PSCRSolver<Scalar>::IsSingular() const
 {
-  return m_Plan->singular;
+  return m_Solvers->plan->singular;
 }
 
 template<typename Scalar>
 unsigned
 PSCRSolver<Scalar>::RefinementSteps() const
 {
-  return m_Plan->refinementSteps;
+  return m_Solvers->plan->refinementSteps;
 }
 
 template<typename Scalar>
 std::size_t
 PSCRSolver<Scalar>::TridiagonalSolveCount() const
 {
-  return m_Plan->tridiagonalSolves;
+  return m_Solvers->plan->tridiagonalSolves;
 }
 
 template<typename Scalar>
@@ -599,9 +737,7 @@ PSCRSolver<Scalar>::SetupSeconds() const
   return m_SetupSeconds;
 }
 
-#define GPUR_INSTANTIATE_PSCR_CHECKS(T)                                                                                \
-  template void CheckNullCompatibility<T>(const PSCRPlan<T> &, double, double);                                        \
-  template void RequireFiniteSolution<T>(const T *, std::size_t);
+#define GPUR_INSTANTIATE_PSCR_CHECKS(T) template double CheckNullCompatibility<T>(const PSCRPlan<T> &, double, double);
 
 GPUR_INSTANTIATE_PSCR_CHECKS(float)
 GPUR_INSTANTIATE_PSCR_CHECKS(double)

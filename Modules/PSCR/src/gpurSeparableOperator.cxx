@@ -2,57 +2,13 @@
 
 #include "gpurError.h"
 #include "gpurPSCRInternal.h"
+#include "gpurSeparableStencil.h"
 
-#include <array>
 #include <complex>
 #include <string>
 
 namespace gpur
 {
-
-namespace
-{
-
-// Entries (i, i + o) of A and M of one axis, o in {-1, 0, 1}; zero outside.
-// An absent axis (size 1, M = 1, A = 0) pads 1D and 2D operators to 3D.
-template<typename Scalar>
-struct AxisStencil
-{
-  std::size_t n = 1;
-  const AxisFactors<Scalar> * factors = nullptr;
-
-  bool
-  Entries(std::size_t i, int o, Scalar & m, Scalar & a) const
-  {
-    if (factors == nullptr)
-    {
-      m = Scalar(1);
-      a = Scalar(0);
-      return o == 0;
-    }
-    if (o == 0)
-    {
-      m = factors->M.diagonal[i];
-      a = factors->A.diagonal[i];
-      return true;
-    }
-    if (o < 0)
-    {
-      if (i == 0)
-        return false;
-      m = factors->M.offDiagonal[i - 1];
-      a = factors->A.offDiagonal[i - 1];
-      return true;
-    }
-    if (i + 1 >= n)
-      return false;
-    m = factors->M.offDiagonal[i];
-    a = factors->A.offDiagonal[i];
-    return true;
-  }
-};
-
-} // namespace
 
 template<typename Scalar>
 std::size_t
@@ -99,47 +55,23 @@ ApplySeparableTerms(const AxisFactors<Scalar> * axes,
                     bool subtract,
                     const ParallelForFunction * parallelFor)
 {
-  std::array<AxisStencil<Scalar>, 3> s;
-  for (unsigned d = 0; d < dims; ++d)
-  {
-    s[d].n = axes[d].Size();
-    s[d].factors = &axes[d];
-  }
-  const std::size_t nx = s[0].n, ny = s[1].n, nz = s[2].n;
+  const std::size_t nx = axes[0].Size();
   pscr::ForEachRange(parallelFor,
-                     nz * ny,
+                     pscr::StencilRows(axes, dims),
                      [&](std::size_t r0, std::size_t r1)
                      {
-                       for (std::size_t row = r0; row < r1; ++row)
-                       {
-                         const std::size_t z = row / ny, yy = row % ny;
-                         for (std::size_t xx = 0; xx < nx; ++xx)
-                         {
-                           Scalar acc = Scalar(0);
-                           Scalar mz, az, my, ay, mx, ax;
-                           for (int oz = -1; oz <= 1; ++oz)
-                           {
-                             if (!s[2].Entries(z, oz, mz, az))
-                               continue;
-                             for (int oy = -1; oy <= 1; ++oy)
-                             {
-                               if (!s[1].Entries(yy, oy, my, ay))
-                                 continue;
-                               const std::size_t base = ((z + oz) * ny + (yy + oy)) * nx + xx;
-                               for (int ox = -1; ox <= 1; ++ox)
-                               {
-                                 if (!s[0].Entries(xx, ox, mx, ax))
-                                   continue;
-                                 const Scalar coefficient =
-                                   alpha * mz * my * mx + beta * (az * my * mx + mz * ay * mx + mz * my * ax);
-                                 acc += coefficient * x[base + ox];
-                               }
-                             }
-                           }
-                           Scalar & out = y[(z * ny + yy) * nx + xx];
-                           out = subtract ? out - acc : acc;
-                         }
-                       }
+                       pscr::ForEachStencilValue(axes,
+                                                 dims,
+                                                 alpha,
+                                                 beta,
+                                                 x,
+                                                 r0,
+                                                 r1,
+                                                 [&](std::size_t row, std::size_t xx, const Scalar & acc)
+                                                 {
+                                                   Scalar & out = y[row * nx + xx];
+                                                   out = subtract ? out - acc : acc;
+                                                 });
                      });
 }
 

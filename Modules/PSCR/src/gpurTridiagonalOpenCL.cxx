@@ -59,7 +59,7 @@ ChooseLocal(const DeviceInfo & device, std::size_t n, const TridiagonalOptions &
 
 template<typename Scalar>
 cl::Program
-BuildPSCRProgram(DeviceContext & context, const DeviceInfo & device, const std::string & what)
+BuildPSCRProgram(DeviceContext & context, const DeviceInfo & device, const std::string & what, bool servesFloat)
 {
   const bool isDouble = std::is_same<RealType<Scalar>, double>::value;
   if (isDouble)
@@ -67,12 +67,21 @@ BuildPSCRProgram(DeviceContext & context, const DeviceInfo & device, const std::
     RequireDouble(device, what);
   }
   auto module = [](const char * name) { return ResolveKernelSource(name, kernels::pscr::Find(name)); };
+  std::string options = DeviceContext::RealOptions(isDouble) + (IsComplex<Scalar>::value ? " -DPSCR_COMPLEX" : "");
+  // The residual checks need fp64 (pscr_residual.cl): a float tridiagonal
+  // solver on a device without it builds the rest alone. Every program of a
+  // device gets the same options, so the tridiagonal and PSCR solvers share it.
+  if (device.fp64)
+    options += " -DPSCR_CHECKS";
+  if (servesFloat)
+    options += IsComplex<Scalar>::value ? " -DPSCR_NARROW=float2" : " -DPSCR_NARROW=float";
   return context.Program({ CoreKernel("gpur_common.cl"),
                            CoreKernel("gpur_reduce.cl"),
                            module("pscr_scalar.cl"),
                            module("pscr_tridiagonal.cl"),
-                           module("pscr_solve.cl") },
-                         DeviceContext::RealOptions(isDouble) + (IsComplex<Scalar>::value ? " -DPSCR_COMPLEX" : ""));
+                           module("pscr_solve.cl"),
+                           module("pscr_residual.cl") },
+                         options);
 }
 
 template<typename Scalar>
@@ -91,7 +100,8 @@ TridiagonalDeviceSolver<Scalar>::TridiagonalDeviceSolver(DeviceContext & context
                                                          const DeviceInfo & device,
                                                          const AxisFactors<Scalar> & factors,
                                                          const TridiagonalOptions & options,
-                                                         std::size_t maxCount)
+                                                         std::size_t maxCount,
+                                                         bool servesFloat)
   : m_N(factors.Size())
   , m_MaxCount(maxCount)
   , m_Stages(options.Stages())
@@ -101,7 +111,7 @@ TridiagonalDeviceSolver<Scalar>::TridiagonalDeviceSolver(DeviceContext & context
   TranslateCLErrors(
     [&]
     {
-      const cl::Program program = BuildPSCRProgram<Scalar>(context, device, "OpenCL tridiagonal solver");
+      const cl::Program program = BuildPSCRProgram<Scalar>(context, device, "OpenCL tridiagonal solver", servesFloat);
       const std::size_t n = m_N;
       std::vector<Scalar> packed(4 * n, Scalar(0));
       std::copy(factors.A.diagonal.begin(), factors.A.diagonal.end(), packed.begin());
@@ -179,7 +189,7 @@ TridiagonalDeviceSolver<Scalar>::Solve(const cl::CommandQueue & queue,
 }
 
 #define GPUR_INSTANTIATE_TRIDIAGONAL_DEVICE(T)                                                                         \
-  template cl::Program BuildPSCRProgram<T>(DeviceContext &, const DeviceInfo &, const std::string &);                  \
+  template cl::Program BuildPSCRProgram<T>(DeviceContext &, const DeviceInfo &, const std::string &, bool);            \
   template class TridiagonalDeviceSolver<T>;
 
 GPUR_INSTANTIATE_TRIDIAGONAL_DEVICE(float)

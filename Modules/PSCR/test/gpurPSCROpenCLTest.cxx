@@ -38,10 +38,6 @@ using cd = std::complex<double>;
 using cf = std::complex<float>;
 const gpur::BoundaryCondition N = gpur::BoundaryCondition::Neumann;
 
-#define GPUR_REQUIRE_OPENCL()                                                                                          \
-  if (!gpur::HaveOpenCLDevice())                                                                                       \
-  GTEST_SKIP() << "no OpenCL device"
-
 template<typename T>
 constexpr double
 Tolerance()
@@ -257,22 +253,6 @@ CheckThreeDimensional(Worst & worst)
   }
 }
 
-// Runs call, which must throw E with `part` in its message.
-template<typename E>
-void
-ExpectError(const std::function<void()> & call, const std::string & part)
-{
-  try
-  {
-    call();
-    FAIL() << "no exception; expected one mentioning \"" << part << "\"";
-  }
-  catch (const E & e)
-  {
-    EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
-  }
-}
-
 } // namespace
 
 TEST(TridiagonalOpenCL, EveryAlgorithmMatchesTheCPU)
@@ -354,10 +334,10 @@ TEST(PSCROpenCL, ComplexHelmholtz)
               f.difference);
 }
 
-// Indefinite operators: the refinement step runs on the device as on the CPU
-// (residual kernel, correction solve), 2D and 3D, q = 2 and 4, float and
-// double; the 3D case is the ITK test's Helmholtz problem, where PSCR alone
-// leaves 1e-9 with q = 2.
+// Indefinite operators: the checks and refinement steps run on the device as
+// on the CPU (residual kernel, correction solve) and take the same decisions,
+// 2D and 3D, q = 2 and 4, float and double; the 3D case is the ITK test's
+// Helmholtz problem, where PSCR alone leaves 1e-9 with q = 2.
 TEST(PSCROpenCL, IndefiniteRefinement)
 {
   GPUR_REQUIRE_OPENCL();
@@ -373,12 +353,17 @@ TEST(PSCROpenCL, IndefiniteRefinement)
     for (const SeparableOperator<double> * op : { &op2, &op3 })
     {
       const PSCRSolver<double> solver(*op, On(Backend::OpenCL, radix));
-      EXPECT_EQ(solver.RefinementSteps(), 1u);
       // A random f: u is dominated by the near-null components.
       const std::vector<double> rhs = RandomVector<double>(op->Count(), 8);
       std::vector<double> cpu(op->Count()), opencl(op->Count());
-      PSCRSolver<double>(*op, On(Backend::CPU, radix)).Solve(rhs.data(), cpu.data());
-      solver.Solve(rhs.data(), opencl.data());
+      const gpur::PSCRSolveReport onCPU =
+        PSCRSolver<double>(*op, On(Backend::CPU, radix)).Solve(rhs.data(), cpu.data());
+      const gpur::PSCRSolveReport onDevice = solver.Solve(rhs.data(), opencl.data());
+      EXPECT_GE(onDevice.refinementSteps, 1u) << "an indefinite operator needs refinement";
+      EXPECT_EQ(onDevice.refinementSteps, onCPU.refinementSteps);
+      EXPECT_NEAR(onDevice.relativeResidual, onCPU.relativeResidual, 1e-3 * onCPU.relativeResidual);
+      EXPECT_NEAR(onDevice.roundingFloor, onCPU.roundingFloor, 1e-9 * onCPU.roundingFloor);
+      EXPECT_NEAR(onDevice.relativeResidual, RelativeResidual(*op, opencl, rhs), 0.1 * onDevice.relativeResidual);
       d.Add({ RelativeResidual(*op, opencl, rhs), RelativeDifference(opencl, cpu) });
       f.Add(Compare(gpur::CastOperator<float>(*op), On(Backend::OpenCL, radix), 9));
     }
@@ -497,20 +482,20 @@ TEST(PSCROpenCL, BackendChoiceAndErrors)
   ExpectError<gpur::InvalidArgument>([&] { cpu.Context(); }, "runs on the CPU");
   ExpectError<gpur::InvalidArgument>([&] { opencl.Solve(small, fine); }, "the operator needs 42");
 
-  // Double on a device without fp64 is refused clearly; float runs there.
+  // Every PSCR solve checks its residual in double, so the PSCR solver needs
+  // fp64 whatever the scalar; the float tridiagonal solver runs without it.
   gpur::DeviceInfo noFp64 = gpur::SelectDevices().front();
   noFp64.fp64 = false;
   const auto plan = std::make_shared<const gpur::PSCRPlan<double>>(
     gpur::BuildPSCRPlan(op, PSCROptions(), gpur::MakeThreadParallelFor(1)));
-  ExpectError<gpur::InvalidArgument>([&] { gpur::PSCRDeviceSolver<double> s(plan, noFp64); }, "no fp64 support");
-  const SeparableOperator<cd> opc = gpur::CastOperator<cd>(op);
-  const auto planc =
-    std::make_shared<const gpur::PSCRPlan<cd>>(gpur::BuildPSCRPlan(opc, PSCROptions(), gpur::MakeThreadParallelFor(1)));
-  ExpectError<gpur::InvalidArgument>([&] { gpur::PSCRDeviceSolver<cd> s(planc, noFp64); }, "no fp64 support");
+  const auto gram = gpur::pscr::MakeColumnGram(op.axes, op.shift);
+  ExpectError<gpur::InvalidArgument>([&] { gpur::PSCRDeviceSolver<double> s(plan, noFp64, gram); }, "no fp64 support");
   const SeparableOperator<float> opf = gpur::CastOperator<float>(op);
   const auto planf = std::make_shared<const gpur::PSCRPlan<float>>(
     gpur::BuildPSCRPlan(opf, PSCROptions(), gpur::MakeThreadParallelFor(1)));
-  EXPECT_NO_THROW(gpur::PSCRDeviceSolver<float> s(planf, noFp64));
+  ExpectError<gpur::InvalidArgument>([&] { gpur::PSCRDeviceSolver<float> s(planf, noFp64, gram); },
+                                     "residual checks run in double");
+  EXPECT_NO_THROW(gpur::TridiagonalDeviceSolver<float> t(context, noFp64, opf.axes[0], gpur::TridiagonalOptions(), 4));
 
   // A kernel that does not build: BuildError with the compiler's log.
   setenv(gpur::KernelDirectoryEnvironmentVariable(), GPUR_PSCR_BROKEN_KERNEL_DIR, 1);

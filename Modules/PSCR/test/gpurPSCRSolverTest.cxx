@@ -406,20 +406,24 @@ TEST(PSCRSolver, ThreeDimensionalRoundTrips)
 }
 
 // ||A u - f|| / ||f|| for a random f (not A u0: u is then dominated by the
-// operator's near-null components, the hard case for indefinite operators).
+// operator's near-null components, the hard case for indefinite operators),
+// checked against the solve's own report.
 double
 RandomRhsResidual(const SeparableOperator<double> & op, const PSCROptions & options, unsigned seed)
 {
   const std::vector<double> f = RandomVector<double>(op.Count(), seed);
   std::vector<double> u(op.Count());
-  PSCRSolver<double>(op, options).Solve(f.data(), u.data());
-  return RelativeResidual(op, u, f);
+  const gpur::PSCRSolveReport report = PSCRSolver<double>(op, options).Solve(f.data(), u.data());
+  const double residual = RelativeResidual(op, u, f);
+  EXPECT_NEAR(report.relativeResidual, residual, 0.1 * residual + 1e-15) << "the report's residual";
+  EXPECT_LE(report.relativeResidual, report.residualTarget);
+  return residual;
 }
 
 // Indefinite operators (c among the eigenvalues, Helmholtz): a block of the
 // reduction can be much closer to singular than the operator, and PSCR loses
-// accuracy in the cancellation of its partial solutions; the automatic
-// refinement step restores it. Random Kronecker problems (non-uniform meshes,
+// accuracy in the cancellation of its partial solutions; refinement to the
+// residual target restores it. Random Kronecker problems (non-uniform meshes,
 // varied ends and mass matrices), c at a fraction of -sum_d lambda_max,d.
 TEST(PSCRSolver, IndefiniteRoundTripsWithRefinement)
 {
@@ -432,9 +436,14 @@ TEST(PSCRSolver, IndefiniteRoundTripsWithRefinement)
                                       -1.5 };
   PSCROptions unrefined = Serial(2);
   unrefined.refinementSteps = 0;
+  // Without refinement the solve misses its target and says so instead of
+  // returning that answer; a lenient tolerance shows what it would have been.
+  ExpectError<gpur::NumericalError>([&] { RandomRhsResidual(fd, unrefined, 4); }, "after 0 refinement steps");
+  unrefined.residualTolerance = 1e-3;
   const double before = RandomRhsResidual(fd, unrefined, 4);
   EXPECT_GT(before, 1e-10) << "the weakness this test guards against no longer shows";
-  EXPECT_EQ(PSCRSolver<double>(fd, Serial(2)).RefinementSteps(), 1u);
+  EXPECT_FALSE(PSCRSolver<double>(fd, Serial(2)).IsWellPosed());
+  EXPECT_EQ(PSCRSolver<double>(fd, Serial(2)).RefinementSteps(), 8u) << "the automatic limit";
   double worst = 0;
   for (unsigned radix : { 2u, 4u })
   {
@@ -471,13 +480,13 @@ TEST(PSCRSolver, IndefiniteRoundTripsWithRefinement)
 
   // Positive (semi)definite real operators need no refinement; complex ones get it.
   const AxisFactors<double> a = VariedAxis(12, 1), b = VariedAxis(9, 2);
-  EXPECT_EQ(PSCRSolver<double>(SeparableOperator<double>{ { a, b }, 0.3 }, CPU()).RefinementSteps(), 0u);
+  EXPECT_TRUE(PSCRSolver<double>(SeparableOperator<double>{ { a, b }, 0.3 }, CPU()).IsWellPosed());
   const AxisFactors<double> n1 = gpur::MakeSecondDifferenceAxis(8, 1, N, N);
-  EXPECT_EQ(PSCRSolver<double>(SeparableOperator<double>{ { n1, n1 }, 0.0 }, CPU()).RefinementSteps(), 0u);
-  EXPECT_EQ(PSCRSolver<cd>(MakeOperator<cd>({ a, b }, 0.0), CPU()).RefinementSteps(), 0u);
+  EXPECT_TRUE(PSCRSolver<double>(SeparableOperator<double>{ { n1, n1 }, 0.0 }, CPU()).IsWellPosed());
+  EXPECT_TRUE(PSCRSolver<cd>(MakeOperator<cd>({ a, b }, 0.0), CPU()).IsWellPosed());
   SeparableOperator<cd> damped = MakeOperator<cd>({ a, b }, 0.0);
   damped.shift = cd(-50, 1);
-  EXPECT_EQ(PSCRSolver<cd>(damped, CPU()).RefinementSteps(), 1u);
+  EXPECT_FALSE(PSCRSolver<cd>(damped, CPU()).IsWellPosed());
 }
 
 // Pure-Neumann Poisson (c = 0) is singular: with a compatible f the solver
@@ -617,30 +626,29 @@ TEST(PSCRSolver, PlanReuseAliasingThreadsAndTridiagonalAlgorithms)
 TEST(PSCRSolver, RejectsBadInput)
 {
   const AxisFactors<double> a = gpur::MakeSecondDifferenceAxis(5, 1, D, D);
-  auto expectMessage = [](const std::function<void()> & call, const std::string & part)
-  {
-    try
-    {
-      call();
-      FAIL() << "no exception; expected one mentioning \"" << part << "\"";
-    }
-    catch (const gpur::InvalidArgument & e)
-    {
-      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
-    }
-  };
+  auto expectMessage = ExpectError<gpur::InvalidArgument>;
   PSCROptions radix3;
   radix3.radix = 3;
   expectMessage([&] { PSCRSolver<double>(SeparableOperator<double>{ { a, a }, 0.0 }, radix3); }, "must be 2 or 4");
   PSCROptions tolerance;
   tolerance.compatibilityTolerance = 2;
   expectMessage([&] { PSCRSolver<double>(SeparableOperator<double>{ { a, a }, 0.0 }, tolerance); }, "[0, 1]");
-  for (int steps : { -2, 9 })
+  for (int steps : { -2, 17 })
   {
     PSCROptions refinement;
     refinement.refinementSteps = steps;
     const SeparableOperator<double> op{ { a, a }, 0.0 };
-    expectMessage([&] { PSCRSolver<double>(op, refinement); }, "-1 (automatic) or 0 to 8");
+    expectMessage([&] { PSCRSolver<double>(op, refinement); }, "-1 (automatic: 8) or 0 to 16");
+  }
+  for (double target : { -1e-6, std::nan(""), HUGE_VAL })
+  {
+    PSCROptions residual;
+    residual.residualTolerance = target;
+    expectMessage(
+      [&] {
+        PSCRSolver<double>(SeparableOperator<double>{ { a, a }, 0.0 }, residual);
+      },
+      "residualTolerance is");
   }
   expectMessage([&] { PSCRSolver<double>(SeparableOperator<double>{ { a }, 0.0 }); }, "2D or 3D");
   expectMessage([&] { PSCRSolver<double>(SeparableOperator<double>{ { a, a, a, a }, 0.0 }); }, "1 to 3 are allowed");

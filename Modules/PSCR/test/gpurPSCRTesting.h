@@ -4,20 +4,46 @@
 #ifndef gpurPSCRTesting_h
 #define gpurPSCRTesting_h
 
+#include "gpurDevice.h"
 #include "gpurSeparableOperator.h"
 #include "gpurSeparableProblems.h"
+
+#include <gtest/gtest.h>
 
 #include <cmath>
 #include <complex>
 #include <cstddef>
+#include <functional>
 #include <random>
+#include <string>
 #include <utility>
 #include <vector>
+
+/** Skips the test when there is no OpenCL device. */
+#define GPUR_REQUIRE_OPENCL()                                                                                          \
+  if (!gpur::HaveOpenCLDevice())                                                                                       \
+  GTEST_SKIP() << "no OpenCL device"
 
 namespace gpur
 {
 namespace testing
 {
+
+/** Runs call, which must throw E with `part` in its message. */
+template<typename E>
+void
+ExpectError(const std::function<void()> & call, const std::string & part)
+{
+  try
+  {
+    call();
+    FAIL() << "no exception; expected one mentioning \"" << part << "\"";
+  }
+  catch (const E & e)
+  {
+    EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+  }
+}
 
 template<typename T>
 T
@@ -77,6 +103,91 @@ RelativeResidual(const SeparableOperator<T> & op, const std::vector<T> & u, cons
   std::vector<T> Au(u.size());
   ApplySeparableOperator(op, u.data(), Au.data());
   return RelativeDifference(Au, f);
+}
+
+/**
+ * r = f - A u in long double for a real separable operator, A applied term by
+ * term, A = sum_t (x)_d F_{t,d} + c (x)_d M_d with F_{t,d} = A_d on axis t and
+ * M_d elsewhere, one axis at a time by tridiagonal products: a different
+ * decomposition from the engine's stencil, so the tests' residuals do not
+ * share its code. `nullShift` subtracts s e_M (M e_z (x) M e_y (x) M e_x for
+ * the vectors `null` of each axis) from f first (a projected right-hand side).
+ */
+template<typename T, typename U, typename V>
+std::vector<long double>
+KroneckerResidual(const SeparableOperator<T> & op,
+                  const std::vector<U> & u,
+                  const std::vector<V> & f,
+                  long double nullShift = 0,
+                  const std::vector<std::vector<long double>> & massNull = {})
+{
+  using L = long double;
+  const std::size_t dims = op.axes.size(), count = u.size();
+  // v <- (I (x) m (x) I) v along axis d.
+  auto along = [&](std::vector<L> & v, std::size_t d, const SymmetricTridiagonal<T> & m)
+  {
+    std::size_t stride = 1;
+    for (std::size_t e = 0; e < d; ++e)
+      stride *= op.axes[e].Size();
+    const std::size_t n = op.axes[d].Size();
+    std::vector<L> out(count);
+    for (std::size_t outer = 0; outer < count / (stride * n); ++outer)
+      for (std::size_t s = 0; s < stride; ++s)
+      {
+        const std::size_t base = outer * stride * n + s;
+        for (std::size_t i = 0; i < n; ++i)
+        {
+          L acc = L(m.diagonal[i]) * v[base + i * stride];
+          if (i > 0)
+            acc += L(m.offDiagonal[i - 1]) * v[base + (i - 1) * stride];
+          if (i + 1 < n)
+            acc += L(m.offDiagonal[i]) * v[base + (i + 1) * stride];
+          out[base + i * stride] = acc;
+        }
+      }
+    v.swap(out);
+  };
+  std::vector<L> r(count);
+  for (std::size_t i = 0; i < count; ++i)
+    r[i] = L(f[i]);
+  if (nullShift != 0)
+  {
+    for (std::size_t i = 0; i < count; ++i)
+    {
+      L e = 1;
+      std::size_t rest = i;
+      for (std::size_t d = 0; d < dims; ++d)
+      {
+        e *= massNull[d][rest % op.axes[d].Size()];
+        rest /= op.axes[d].Size();
+      }
+      r[i] -= nullShift * e;
+    }
+  }
+  for (std::size_t t = 0; t <= dims; ++t) // t == dims: the shift term
+  {
+    std::vector<L> v(u.begin(), u.end());
+    for (std::size_t d = 0; d < dims; ++d)
+      along(v, d, d == t ? op.axes[d].A : op.axes[d].M);
+    const L scale = t == dims ? L(op.shift) : L(1);
+    for (std::size_t i = 0; i < count; ++i)
+      r[i] -= scale * v[i];
+  }
+  return r;
+}
+
+/** ||r|| / ||f|| of KroneckerResidual's r, in double. */
+template<typename V>
+double
+RelativeNorm(const std::vector<long double> & r, const std::vector<V> & f)
+{
+  long double rr = 0, ff = 0;
+  for (std::size_t i = 0; i < r.size(); ++i)
+  {
+    rr += r[i] * r[i];
+    ff += static_cast<long double>(f[i]) * static_cast<long double>(f[i]);
+  }
+  return static_cast<double>(std::sqrt(rr / ff));
 }
 
 /** Strictly increasing mesh on [0, L] with random steps in [0.5, 1.5] L / intervals (digest §11.3). */

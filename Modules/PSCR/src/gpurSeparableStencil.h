@@ -1,0 +1,128 @@
+// The stencil of a separable operator, voxel by voxel (internal): the product
+// alpha M_z (x) M_y (x) M_x + beta sum_d [A_d on axis d, M elsewhere] at each
+// voxel as a sum over its 27 (9 in 2D) neighbours, with the arithmetic done in
+// a chosen type. ApplySeparableTerms uses it in the scalar type; the residual
+// checks of the solver (gpurPSCRResidual.cxx) in double, so that a float
+// solution's residual is not buried under the rounding of its own evaluation.
+#ifndef gpurSeparableStencil_h
+#define gpurSeparableStencil_h
+
+#include "gpurPSCRInternal.h"
+#include "gpurSeparableOperator.h"
+
+#include <array>
+#include <cstddef>
+
+namespace gpur
+{
+namespace pscr
+{
+
+/**
+ * Entries (i, i + o) of A and M of one axis, o in {-1, 0, 1}, converted to
+ * Acc; false outside the axis. An absent axis (factors == nullptr, n = 1: M =
+ * 1, A = 0) pads 1D and 2D operators to 3D.
+ */
+template<typename Scalar, typename Acc = Scalar>
+struct AxisStencil
+{
+  std::size_t n = 1;
+  const AxisFactors<Scalar> * factors = nullptr;
+
+  bool
+  Entries(std::size_t i, int o, Acc & m, Acc & a) const
+  {
+    if (factors == nullptr)
+    {
+      m = Acc(1);
+      a = Acc(0);
+      return o == 0;
+    }
+    if (o == 0)
+    {
+      m = static_cast<Acc>(factors->M.diagonal[i]);
+      a = static_cast<Acc>(factors->A.diagonal[i]);
+      return true;
+    }
+    if (o < 0)
+    {
+      if (i == 0)
+        return false;
+      m = static_cast<Acc>(factors->M.offDiagonal[i - 1]);
+      a = static_cast<Acc>(factors->A.offDiagonal[i - 1]);
+      return true;
+    }
+    if (i + 1 >= n)
+      return false;
+    m = static_cast<Acc>(factors->M.offDiagonal[i]);
+    a = static_cast<Acc>(factors->A.offDiagonal[i]);
+    return true;
+  }
+};
+
+/**
+ * Calls visit(row, x, acc) for every voxel of the rows [r0, r1) (a row is one
+ * (z, y) pair, x runs fastest), with acc the operator's value at that voxel
+ * applied to `input`, accumulated in Acc in a fixed order (the order of the
+ * OpenCL residual kernel, so both backends round alike).
+ */
+template<typename Scalar, typename Acc, typename Visit>
+void
+ForEachStencilValue(const AxisFactors<Scalar> * axes,
+                    unsigned dims,
+                    Acc alpha,
+                    Acc beta,
+                    const Scalar * input,
+                    std::size_t r0,
+                    std::size_t r1,
+                    Visit && visit)
+{
+  std::array<AxisStencil<Scalar, Acc>, 3> s;
+  for (unsigned d = 0; d < dims; ++d)
+  {
+    s[d].n = axes[d].Size();
+    s[d].factors = &axes[d];
+  }
+  const std::size_t nx = s[0].n, ny = s[1].n;
+  for (std::size_t row = r0; row < r1; ++row)
+  {
+    const std::size_t z = row / ny, yy = row % ny;
+    for (std::size_t xx = 0; xx < nx; ++xx)
+    {
+      Acc acc = Acc(0);
+      Acc mz, az, my, ay, mx, ax;
+      for (int oz = -1; oz <= 1; ++oz)
+      {
+        if (!s[2].Entries(z, oz, mz, az))
+          continue;
+        for (int oy = -1; oy <= 1; ++oy)
+        {
+          if (!s[1].Entries(yy, oy, my, ay))
+            continue;
+          const std::size_t base = ((z + oz) * ny + (yy + oy)) * nx + xx;
+          for (int ox = -1; ox <= 1; ++ox)
+          {
+            if (!s[0].Entries(xx, ox, mx, ax))
+              continue;
+            const Acc coefficient = alpha * mz * my * mx + beta * (az * my * mx + mz * ay * mx + mz * my * ax);
+            acc += coefficient * static_cast<Acc>(input[base + ox]);
+          }
+        }
+      }
+      visit(row, xx, acc);
+    }
+  }
+}
+
+/** Rows (z, y pairs) of the first `dims` axes. */
+template<typename Scalar>
+std::size_t
+StencilRows(const AxisFactors<Scalar> * axes, unsigned dims)
+{
+  return (dims > 1 ? axes[1].Size() : 1) * (dims > 2 ? axes[2].Size() : 1);
+}
+
+} // namespace pscr
+} // namespace gpur
+
+#endif
