@@ -293,3 +293,6 @@ add_test(NAME PoissonBackgroundRemoval
   COMMAND $<TARGET_FILE:PoissonBackgroundRemoval> --width 256 --height 192 --output-dir "${cli_poisson_dir}/demo"
     --min-flatness-gain 5 --min-contrast 0.9)
 set_tests_properties(PoissonBackgroundRemoval PROPERTIES LABELS "pscr;example")
+
+# (10) The bad-input suite: corrupt and unsupported inputs, full disks, interruptions, kernel override.
+include(CommandLineBadInput.cmake)
