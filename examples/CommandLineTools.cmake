@@ -1,5 +1,7 @@
-# The ITK side shared by the tools: image/DICOM input, atomic output, progress bar, errors.
-add_library(GPURCommandLineITK STATIC gpurCommandLineITK.cxx)
+# The ITK side shared by the tools: checked image/DICOM input, verified atomic output,
+# capture of ITK's complaints, interruption handling, progress bar, errors.
+add_library(GPURCommandLineITK STATIC gpurCommandLineITK.cxx gpurToolComplaints.cxx gpurToolDicom.cxx
+  gpurToolInput.cxx gpurToolInterrupt.cxx gpurToolOutput.cxx)
 target_include_directories(GPURCommandLineITK PUBLIC "${CMAKE_CURRENT_SOURCE_DIR}")
 target_link_libraries(GPURCommandLineITK PUBLIC GPURCommandLine GPURCore ${ITK_LIBRARIES})
 gpur_warnings(GPURCommandLineITK)
@@ -96,8 +98,8 @@ cli_tv_expect_failure(bad-algorithm "--algorithm must be one of" out.nrrd --algo
 cli_tv_expect_failure(zero-iterations "--iterations needs an integer in" out.nrrd --iterations 0 "${cli_tv_input}" OUT)
 cli_tv_expect_failure(unknown-option "unknown option '--lamda'" out.nrrd --lamda 5 "${cli_tv_input}" OUT)
 cli_tv_expect_failure(missing-input "does not exist" out.nrrd "${cli_tv_dir}/no-such-input.mha" OUT)
-# Fails after denoising, when writing: nothing may be left behind either.
-cli_tv_expect_failure(unwritable-output "itkgpurestoration-tv: ." no-such-directory/out.nrrd
+# An output folder that does not exist: refused before denoising, nothing left behind.
+cli_tv_expect_failure(unwritable-output "the folder of the output '.*no-such-directory/out.nrrd' does not exist" no-such-directory/out.nrrd
   --backend cpu --iterations 5 "${cli_tv_input}" OUT)
 
 # (4) A DICOM series folder as input. gpurTestData (test/) writes a 24 x 20 x 6 int16
@@ -291,3 +293,6 @@ add_test(NAME PoissonBackgroundRemoval
   COMMAND $<TARGET_FILE:PoissonBackgroundRemoval> --width 256 --height 192 --output-dir "${cli_poisson_dir}/demo"
     --min-flatness-gain 5 --min-contrast 0.9)
 set_tests_properties(PoissonBackgroundRemoval PROPERTIES LABELS "pscr;example")
+
+# (10) The bad-input suite: corrupt and unsupported inputs, full disks, interruptions, kernel override.
+include(CommandLineBadInput.cmake)

@@ -1,25 +1,29 @@
 /*
  * The ITK side shared by the project's command-line tools (itkgpurestoration-tv,
- * itkgpurestoration-stv): reading an image file or a DICOM series folder,
- * writing the output atomically, the execution options on a filter, the
- * progress bar, running a filter with it,
- * and main()'s one-line error report. The option parser is gpurCommandLine.h
- * (ITK-free).
+ * -stv, -poisson): reading an image file or a DICOM series folder with every
+ * check that keeps corrupt input out (gpurToolInput.h, gpurToolDicom.h),
+ * writing the output verified and atomically (gpurToolOutput.h), the execution
+ * options on a filter, the progress bar, running a filter with it, and main()'s
+ * one-line error report, interruption handling (gpurToolInterrupt.h) and
+ * capture of ITK's complaints (gpurToolComplaints.h). The option parser is
+ * gpurCommandLine.h (ITK-free).
  */
 #ifndef gpurCommandLineITK_h
 #define gpurCommandLineITK_h
 
 #include "gpurCommandLine.h"
 #include "gpurExecution.h"
+#include "gpurToolDicom.h"
+#include "gpurToolInput.h"
+#include "gpurToolOutput.h"
 #include "itkCommand.h"
-#include "itkGDCMImageIO.h"
-#include "itkGDCMSeriesFileNames.h"
 #include "itkImageFileReader.h"
 #include "itkImageFileWriter.h"
 #include "itkImageSeriesReader.h"
 #include "itkProcessObject.h"
 #include "itksys/SystemTools.hxx"
 
+#include <cstdint>
 #include <functional>
 #include <iostream>
 #include <string>
@@ -63,13 +67,12 @@ private:
 double
 UpdateWithProgress(itk::ProcessObject * filter, bool quiet);
 
-/** text with line breaks replaced by spaces and trailing spaces removed (for one-line error messages). */
-std::string
-OneLine(std::string text);
-
 /**
  * Runs run(argc, argv) and returns its exit code; an exception becomes one line
- * "<program>: <reason>" on stderr and exit code 1.
+ * "<program>: <reason>" on stderr and exit code 1. Installs, first, the
+ * interruption handlers (SIGINT/SIGTERM/SIGHUP: temporaries removed, exit 128 +
+ * the signal's number) and the output window that lets reads and writes
+ * capture ITK's warnings.
  */
 int
 RunTool(const char * program, int argc, char * argv[], const std::function<int(int, char **)> & run);
@@ -81,16 +84,6 @@ InputDimension(const std::string & input);
 /** run2() or run3() by the input's dimension; throws for other dimensions. */
 int
 ByInputDimension(const std::string & input, const std::function<int()> & run2, const std::function<int()> & run3);
-
-/**
- * Writes output through write(path) atomically where the format allows it: to a
- * temporary file next to output (with output's extension, which selects the
- * format), renamed to output once complete. Formats whose header names a
- * separate data file (.mhd, .nhdr, .hdr/.img) are written in place and removed
- * again if writing fails. Throws for a name no ITK format writes.
- */
-void
-WriteAtomically(const std::string & output, const std::function<void(const std::string & path)> & write);
 
 /** Backend, device and device memory limit of the tool's options on a gpur filter. */
 template<typename TFilter>
@@ -111,16 +104,49 @@ StreamNote(const TFilter * filter)
   return regions > 0 ? ", streamed through host memory in " + std::to_string(regions) + " z-regions" : std::string();
 }
 
-template<typename TImage>
-void
-WriteOutput(const TImage * image, const std::string & output)
+/** reader->Update() through ReadPixels (what: the input's name); returns the image read. */
+template<typename TReader>
+typename TReader::OutputImageType::Pointer
+UpdateReader(TReader * reader, const std::string & what, const std::string & description, std::uint64_t pixels)
 {
-  WriteAtomically(output, [image](const std::string & path) { itk::WriteImage(image, path, /*compress=*/true); });
+  ReadPixels(what,
+             description,
+             pixels,
+             [reader]() -> std::uint64_t
+             {
+               reader->Update();
+               return reader->GetOutput()->GetBufferedRegion().GetNumberOfPixels();
+             });
+  return reader->GetOutput();
 }
 
-/** The file names of the first DICOM series in directory (a note on stderr if there are several). */
-std::vector<std::string>
-DicomSeriesFiles(const std::string & directory, const char * program);
+/** Reads an image file as TImage, after OpenImageFile's checks; what was read is checked too (ReadPixels). */
+template<typename TImage>
+typename TImage::Pointer
+ReadImageFile(const std::string & path)
+{
+  const itk::ImageIOBase::Pointer io = OpenImageFile(path);
+  auto reader = itk::ImageFileReader<TImage>::New();
+  reader->SetImageIO(io);
+  reader->SetFileName(path);
+  return UpdateReader(reader.GetPointer(), path, DescribePixels(*io), io->GetImageSizeInPixels());
+}
+
+/** Reads the first DICOM series in directory as a 3D TImage, after OpenDicomSeries' checks. */
+template<typename TImage>
+typename TImage::Pointer
+ReadDicomSeries(const std::string & directory, const char * program)
+{
+  const DicomSeries series = OpenDicomSeries(directory, program);
+  auto reader = itk::ImageSeriesReader<TImage>::New();
+  reader->SetImageIO(series.io);
+  reader->SetFileNames(series.files);
+  reader->SetSpacingWarningRelThreshold(kSliceSpacingTolerance);
+  return UpdateReader(reader.GetPointer(),
+                      directory,
+                      DescribePixels(*series.io, series.files.size()),
+                      series.io->GetImageSizeInPixels() * series.files.size());
+}
 
 /** Reads an image file ITK reads, or (3D only) a directory holding a DICOM series, as TImage. */
 template<typename TImage>
@@ -128,24 +154,34 @@ typename TImage::Pointer
 ReadInput(const std::string & input, const char * program)
 {
   if (!itksys::SystemTools::FileIsDirectory(input))
-  {
-    auto reader = itk::ImageFileReader<TImage>::New();
-    reader->SetFileName(input);
-    reader->Update();
-    return reader->GetOutput();
-  }
+    return ReadImageFile<TImage>(input);
   if constexpr (TImage::ImageDimension != 3)
-  {
     throw std::logic_error("a DICOM series is read as a 3D image");
-  }
   else
-  {
-    auto reader = itk::ImageSeriesReader<TImage>::New();
-    reader->SetImageIO(itk::GDCMImageIO::New());
-    reader->SetFileNames(DicomSeriesFiles(input, program));
-    reader->Update();
-    return reader->GetOutput();
-  }
+    return ReadDicomSeries<TImage>(input, program);
+}
+
+/**
+ * Writes image to output (compressed where the format allows) through
+ * WriteVerified: it appears under that name only complete, after reading it
+ * back gave the same size and pixels.
+ */
+template<typename TImage>
+void
+WriteOutput(const TImage * image, const std::string & output)
+{
+  WriteVerified(
+    output,
+    [image](const std::string & path) { itk::WriteImage(image, path, /*compress=*/true); },
+    [image](const std::string & path)
+    {
+      const auto back = ReadImageFile<TImage>(path);
+      const auto region = image->GetBufferedRegion();
+      CheckReadBack(back->GetBufferedRegion().GetSize() == region.GetSize(),
+                    image->GetBufferPointer(),
+                    back->GetBufferPointer(),
+                    region.GetNumberOfPixels() * sizeof(typename TImage::PixelType));
+    });
 }
 
 } // namespace cli

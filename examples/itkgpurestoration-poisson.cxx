@@ -16,8 +16,9 @@
 // the CPU or an OpenCL device (auto: OpenCL when there is one); the shared
 // --device-memory-limit is refused (PSCR does not stream). A progress bar (plan, solve)
 // and a summary line go to stderr (--quiet: neither); --xml prints the 3D
-// Slicer Execution Model description. Errors exit with 1 and one line on
-// stderr, and leave no output file (it is written through a temporary file).
+// Slicer Execution Model description. Errors (corrupt input included) exit with
+// 1 and one line on stderr, and leave no output file (it is written through a
+// temporary folder and read back), as for itkgpurestoration-tv.
 #include "gpurCommandLine.h"
 #include "gpurCommandLineITK.h"
 #include "itkPSCRPoissonSolver.h"
@@ -200,10 +201,11 @@ Run(int argc, char * argv[])
                            "(fast direct PSCR solver; Poisson, modified Helmholtz, Helmholtz; Dirichlet or Neumann "
                            "per axis; the spacing is used).\n<rhs>: the right-hand side f, an image file ITK reads or "
                            "a DICOM series directory; <solution>: u, any format ITK writes, chosen by the extension "
-                           "(float).\nThe output is written only on success (via a temporary file, renamed).");
+                           "(float).\nThe output is written only on success (via a verified temporary file).");
   DeclareOptions(parser, o);
   if (!gpur::cli::ParseToolCommandLine(parser, argc, argv, o, SlicerDescription(), std::cout))
     return 0;
+  gpur::cli::CheckOutputName(o.output); // before the work, not after it
   return gpur::cli::ByInputDimension(
     o.input, [&o] { return Solve<2>(o); }, [&o] { return Solve<3>(o); });
 }

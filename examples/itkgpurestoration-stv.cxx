@@ -4,8 +4,8 @@
 //   itkgpurestoration-stv [options] <input> <output>
 //
 // <input> and <output> are handled as by itkgpurestoration-tv (any ITK format or
-// a DICOM series folder in; the output written only on success, through a
-// temporary file). --variance names the per-voxel noise variance (an image on
+// a DICOM series folder in, corrupt input refused; the output written only on
+// success, through a temporary folder, and read back). --variance names the per-voxel noise variance (an image on
 // the input's grid, e.g. from FBP noise propagation); without it the variance
 // is estimated from the input. The smoothing is chosen by the discrepancy
 // principle unless set: --lambda 0 (the default) picks lambda for the
@@ -252,10 +252,11 @@ Run(int argc, char * argv[])
                            "smoothing follows the noise variance (--variance, or estimated).\n<input>: an image file "
                            "ITK reads or a DICOM series directory; <output>: any format ITK writes, chosen by the "
                            "extension.\nOptions marked with a method apply to it only. The output is written only "
-                           "on success (via a temporary file, renamed).");
+                           "on success (via a verified temporary file).");
   DeclareOptions(parser, o);
   if (!gpur::cli::ParseToolCommandLine(parser, argc, argv, o, SlicerDescription(), std::cout))
     return 0;
+  gpur::cli::CheckOutputName(o.output); // before the work, not after it
   return gpur::cli::ByInputDimension(
     o.input, [&o] { return Denoise<2>(o); }, [&o] { return Denoise<3>(o); });
 }

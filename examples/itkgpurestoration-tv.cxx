@@ -11,12 +11,13 @@
 // --xml prints the 3D Slicer Execution Model description, so Slicer can load
 // this program as a CLI module. Run with --help for the options.
 //
-// Errors (unreadable input, bad option value, NaN/Inf pixels, ...) exit with 1
-// and one line on stderr. A partial output file is never left behind: the output
-// is written only after denoising succeeded, to a temporary file next to
-// <output> that is renamed to <output> once complete. Formats with a detached
-// data file (.mhd, .nhdr, .hdr/.img) name that file inside the header, so they
-// are written in place instead, and removed again if writing fails.
+// Errors (unreadable, truncated or corrupt input, RGB or vector pixels, a bad
+// option value, NaN/Inf pixels, a failed write, ...) exit with 1 and one line
+// on stderr. A partial output file is never left behind: the output is written
+// only after denoising succeeded, into a temporary folder next to <output>
+// (with the format's companion files, e.g. the .zraw of a .mhd), read back, and
+// renamed into place once complete; SIGINT/SIGTERM/SIGHUP remove the
+// temporaries and exit with 128 + the signal's number (gpurCommandLineITK.h).
 #include "gpurCommandLine.h"
 #include "gpurCommandLineITK.h"
 #include "itkTotalVariationDenoisingImageFilter.h"
@@ -132,10 +133,11 @@ Run(int argc, char * argv[])
                            "Total-variation (ROF) denoising of a 2D or 3D image with "
                            "itk::TotalVariationDenoisingImageFilter.\n<input>: an image file ITK reads (NRRD, MHA, "
                            "NIfTI, TIFF, ...) or a DICOM series directory; <output>: any format ITK writes, chosen "
-                           "by the extension.\nThe output is written only on success (via a temporary file, renamed).");
+                           "by the extension.\nThe output is written only on success (via a verified temporary file).");
   DeclareOptions(parser, o);
   if (!gpur::cli::ParseToolCommandLine(parser, argc, argv, o, SlicerDescription(), std::cout))
     return 0;
+  gpur::cli::CheckOutputName(o.output); // before the work, not after it
   return gpur::cli::ByInputDimension(
     o.input, [&o] { return Denoise<2>(o); }, [&o] { return Denoise<3>(o); });
 }

@@ -20,8 +20,11 @@ KernelDirectoryEnvironmentVariable();
 
 /**
  * The source of the kernel file `name` whose embedded copy is `embedded`.
- * If $ITKGPUR_KERNEL_DIR is set and holds a file of that name, its text is
- * used instead, so kernels can be edited without rebuilding.
+ * If $ITKGPUR_KERNEL_DIR is set, the file of that name in that folder is used
+ * instead, so kernels can be edited without rebuilding. A folder that lacks the
+ * file gives the embedded copy, with a note on stderr (once per file name); a
+ * variable naming no readable directory, or an override file that cannot be
+ * read, throws InvalidArgument naming the variable and the path.
  */
 KernelSource
 ResolveKernelSource(const std::string & name, const char * embedded);

@@ -172,6 +172,35 @@ TEST(KernelSources, EnvironmentOverrideWins)
   EXPECT_THROW(gpur::CoreKernel("nope.cl"), gpur::InvalidArgument);
 }
 
+TEST(KernelSources, OverrideFolderThatIsNotADirectoryIsRefused)
+{
+  // A folder that does not exist, and a file where a folder is expected: both named in the error.
+  const std::string file = testing::TempDir() + "/not_a_folder.cl";
+  std::ofstream(file) << "// a file";
+  for (const std::string & dir : { testing::TempDir() + "/no_such_kernel_folder", file })
+  {
+    setenv(gpur::KernelDirectoryEnvironmentVariable(), dir.c_str(), 1);
+    try
+    {
+      gpur::ResolveKernelSource("override_test.cl", "// embedded");
+      unsetenv(gpur::KernelDirectoryEnvironmentVariable());
+      ADD_FAILURE() << "an override folder '" << dir << "' that is not a directory was accepted";
+    }
+    catch (const gpur::InvalidArgument & e)
+    {
+      unsetenv(gpur::KernelDirectoryEnvironmentVariable());
+      const std::string what = e.what();
+      EXPECT_NE(what.find("ITKGPUR_KERNEL_DIR"), std::string::npos) << what;
+      EXPECT_NE(what.find("'" + dir + "'"), std::string::npos) << what;
+      EXPECT_NE(what.find("not a readable directory"), std::string::npos) << what;
+    }
+  }
+  // Set but empty: no override.
+  setenv(gpur::KernelDirectoryEnvironmentVariable(), "", 1);
+  EXPECT_EQ(gpur::ResolveKernelSource("override_test.cl", "// embedded").text, "// embedded");
+  unsetenv(gpur::KernelDirectoryEnvironmentVariable());
+}
+
 TEST(Buffers, RoundTripFloatAndDouble)
 {
   auto ctx = FirstContext();

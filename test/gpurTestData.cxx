@@ -26,10 +26,15 @@
 //       (one entry per axis, x first), with an origin and an oblique direction: f is
 //       written to <rhs-file>, u to <solution-file> (float). With Neumann on every axis
 //       and shift 0 the solution is written with zero mean, as the solver returns it.
+//   gpurTestData bad-inputs <good-3d-image> <dicom-series-folder> <folder>
+//       Corrupt and unsupported inputs of the tools' bad-input tests (truncated,
+//       damaged zlib/gzip, impossible or empty headers, vector and RGB pixels,
+//       damaged, short or missing DICOM slices); see gpurTestDataBadInputs.h.
 //
 // Every check prints the numbers it measured. Exit code 0 on success, 1 otherwise.
 #include "gpurMetrics.h"
 #include "gpurPhantom.h"
+#include "gpurTestDataBadInputs.h"
 // The manufactured solution shared with the filter's tests (ITK only).
 #include "../Modules/PSCR/test/itkPSCRManufacturedSolution.h"
 
@@ -417,8 +422,10 @@ main(int argc, char * argv[])
       return Variance(args);
     if (command == "poisson")
       return Poisson(args);
-    std::cerr << "usage: gpurTestData phantom|dicom-series|compare|psnr-gain|variance|poisson ... (see the source's "
-                 "header)\n";
+    if (command == "bad-inputs")
+      return gpur::testdata::BadInputs(args);
+    std::cerr << "usage: gpurTestData phantom|dicom-series|compare|psnr-gain|variance|poisson|bad-inputs ... (see the "
+                 "source's header)\n";
   }
   catch (const std::exception & e)
   {
