@@ -36,40 +36,46 @@
 //
 // Accuracy. Every solve checks itself and reports what it reached
 // (PSCRSolveReport): the relative residual ||f - A u|| / ||f||, evaluated in
-// double, against a target, by default 8 times the rounding floor: the
-// residual that the exact solution has once rounded to the scalar type (its
-// expected value, from the column norms of A and the ulps of u; see
-// gpurPSCRResidual.h). A solve above its target is refined, u += A^-1 (f - A u),
-// until it meets it; when it cannot, the solve throws NumericalError instead of
-// returning a wrong answer.
+// double, against a target, by default 8 (float data) or 32 (double data)
+// times the rounding floor (AutomaticTargetFactor in gpurPSCRCheckedSolve.h):
+// the residual that the exact solution has once rounded to the scalar type
+// (its expected value, from the column norms of A and the ulps of u; see
+// gpurPSCRResidual.h). A solve above its target is refined,
+// u += A^-1 (f - A u), until it meets it; when it cannot, the solve throws
+// NumericalError instead of returning a wrong answer.
 //
-// Why a solve can miss its target: for positive (semi)definite operators with
-// real data every partial solve is at least as well conditioned as A (Cauchy
-// interlacing: a block's eigenvalues lie within its axis' spectrum), and PSCR
-// lands within 3-22x the floor; at most one refinement step is needed. For
-// indefinite operators (Helmholtz with c < -sum_d lambda_min,d) and complex
-// ones, the shifted subproblems of the reduction (c + lambda_B + lambda_inner)
-// are spread across zero, and the partial solutions, large where a
-// subproblem is nearly singular, cancel in the next level: the rounding error
-// grows like eps kappa(A) times that growth rather than eps kappa(A). Measured
-// on 64^3 with c = -0.2: the float solve's residual is 276 (its floor 3e-6),
-// and rounding only the plan's eigenvalues and eigenvectors to float, with all
-// arithmetic in double, gives 0.51 already, while pivoting or double-precision
-// tridiagonal solves change nothing (339, 307). In double the same problem
-// lands at 2.4e-8, which refinement brings to the floor. Near-singular
-// subproblems also hit semidefinite operators whose smallest nonzero
-// eigenvalue is below float's resolution of the diagonal: pure-Neumann
-// 257 x 4097 with spacing (0.5, 1) needs the shift lambda_y,1 = 5.9e-7 on a
-// diagonal of 8, whose half ulp in float is 4.8e-7, and the float solve breaks
-// down (non-finite).
+// What limits a solve, measured (the figures of the accuracy sweep test):
+// - Positive (semi)definite operators with real data: every partial solve is
+//   at least as well conditioned as A (Cauchy interlacing: a block's
+//   eigenvalues lie within its axis' spectrum). Two roundings used to
+//   dominate, and are avoided: the shift of a nearly singular subproblem
+//   lost in the ulp of its diagonal (A_ii + s M_ii; pure-Neumann 257 x 4097
+//   with spacing (0.5, 1) needs s = 5.9e-7 on a diagonal of 8, whose half
+//   ulp in float is 4.8e-7, and the float solve broke down), and the long
+//   sums over a block's eigenpairs; both now run in double for float data
+//   (TridiagonalWork in gpurTridiagonal.h). And in double, the
+//   M-orthogonality of the plan's eigenvectors (about eps |A| / gap), which
+//   held double solves at 100-500x their floor; double plans now finish
+//   their eigenvectors in long double (gpurTridiagonalEigen.h). Float solves
+//   then land at 1-6x their floor and double ones at 2-17x, without refinement.
+// - Indefinite operators (Helmholtz, c < -sum_d lambda_min,d) and complex
+//   ones: the shifted subproblems of the reduction (c + lambda_B +
+//   lambda_inner) are spread across zero; the partial solutions, large where
+//   a subproblem is nearly singular, cancel in the next level, and the error
+//   grows like eps kappa(A) times that growth. On 64^3 with c = -0.2 the
+//   float solve's residual was 276 (its floor 3e-6), and rounding only the
+//   plan's eigenvalues and eigenvectors to float, all arithmetic in double,
+//   gives 0.51 already, while pivoting or double-precision tridiagonal solves
+//   change nothing (339, 307): float arithmetic cannot solve such operators.
+//   In double they land at 1e-11 - 1e-6, and refinement (1-6 steps)
+//   brings them to the target.
 //
 // So float problems that float arithmetic cannot solve are solved in double
 // (PSCROptions::precision, Automatic): the float solve and its refinement
 // run first, and when they stop short of the target (or give non-finite
 // values) the solve is redone in double, refined there, and rounded to float;
-// the solver then stays in double for later solves (ComputesInDouble()). On
-// OpenCL the double solve runs on the same device when it has fp64, else on
-// the CPU. Double problems have no wider type and throw NumericalError when
+// the solver then stays in double for later solves (ComputesInDouble()).
+// Double problems have no wider type and throw NumericalError when
 // refinement cannot reach the target.
 //
 // Backends (PSCROptions::execution): the CPU reference above, or OpenCL, where
@@ -78,9 +84,11 @@
 // (kernels/pscr_*.cl): the levels of every axis as batches of partial solves,
 // down to batched tridiagonal solves along x. Solve(f, u) on host arrays
 // uploads f and downloads u; Solve on DeviceBuffers of the solver's device
-// keeps everything there, so another engine can chain solves with its own
-// kernels and no host round trip. Auto picks OpenCL when a device (with fp64
-// for double and complex<double>) exists, else the CPU; BackendUsed() says
+// keeps the data there (it waits for the residual check), and EnqueueSolve
+// enqueues an unchecked solve of a well-posed operator, so another engine can
+// chain solves with its own kernels and no host round trip. The OpenCL backend needs fp64 on the device
+// whatever the scalar (the checks and the double solves of float data); Auto
+// picks OpenCL when such a device exists, else the CPU; BackendUsed() says
 // which one runs.
 #ifndef gpurPSCRSolver_h
 #define gpurPSCRSolver_h
@@ -116,7 +124,7 @@ struct PSCRSolveReport
 {
   /** ||f - A u|| / ||f|| of the returned u, evaluated in double (singular operators: f projected). */
   double relativeResidual = 0;
-  /** The target it met: PSCROptions::residualTolerance, or 8 x roundingFloor. */
+  /** The target it met: PSCROptions::residualTolerance, or 8 (float) or 32 (double) x roundingFloor. */
   double residualTarget = 0;
   /** The expected relative residual of the exact solution rounded to the scalar type. */
   double roundingFloor = 0;
@@ -155,7 +163,8 @@ struct PSCROptions
   int refinementSteps = -1;
   /**
    * The relative residual ||f - A u|| / ||f|| a solve must reach; 0
-   * (default) selects 8 x the rounding floor of its solution (see above). A
+   * (default) selects 8 (float data) or 32 (double data) x the rounding
+   * floor of its solution (see above). A
    * target below the floor cannot be met and throws NumericalError.
    */
   double residualTolerance = 0;
@@ -229,7 +238,8 @@ public:
    * kernels and no host round trip. Only for operators on which PSCR is
    * stable in the scalar type: real, positive definite or semidefinite
    * (IsWellPosed()), where a solve lands within a small multiple of the
-   * rounding floor (3-22x measured; check with Solve when in doubt).
+   * rounding floor (1-6x in float, 2-17x in double, measured; check with
+   * Solve when in doubt).
    * Singular operators read back a few sums (the compatibility check, which
    * can throw). Throws InvalidArgument for other operators, on the CPU
    * backend, and for buffers as in Solve.

@@ -174,7 +174,8 @@ SolveTridiagonalBatch(const TridiagonalBatch<T> & batch,
 
 /**
  * Solves (A + shifts[k] M) x_k = b_k for k < count in place (x_k at x + k n):
- * the batch PSCR produces, one matrix pair and a different shift per system.
+ * the batch PSCR produces, one matrix pair and a different shift per system,
+ * eliminated in TridiagonalWork<T> (see below).
  */
 template<typename T>
 void
@@ -187,10 +188,23 @@ SolveShiftedTridiagonalBatch(const SymmetricTridiagonal<T> & A,
                              const ParallelForFunction & parallelFor = ParallelForFunction());
 
 /**
+ * The scalar the shifted solves eliminate in: double (complex<double>) for
+ * every scalar. In float, the diagonal A_ii + shift M_ii of a nearly singular
+ * shifted system loses the shift in its ulp (2/h^2 + 5.9e-7 is 2/h^2 + 9.5e-7
+ * for h = 0.5): the solves PSCR makes for its smallest eigenvalues then fail
+ * (non-finite, pure-Neumann 257 x 4097) or lose most of float's accuracy
+ * (6x the rounding floor of a 2047^2 Poisson solve). Solved in double and
+ * rounded to float, they cost no more on the CPU (Thomas is sequential either way).
+ */
+template<typename T>
+using TridiagonalWork = std::conditional_t<IsComplex<T>::value, std::complex<double>, double>;
+
+/**
  * One shifted solve (A + shift M) x = b on the leading `rows` rows of A and M
  * (rows <= A.Size(); the full size for an ordinary solve), in place and
- * without input checks: the building block of the batches, PSCR and BCR.
- * `workspace` is resized as needed and may be reused across calls.
+ * without input checks, computed in TridiagonalWork<T>: the building block of
+ * the batches, PSCR and BCR. `workspace` is resized as needed and may be
+ * reused across calls.
  */
 template<typename T>
 void
@@ -200,7 +214,7 @@ SolveShiftedTridiagonalUnchecked(const SymmetricTridiagonal<T> & A,
                                  std::size_t rows,
                                  T * x,
                                  const TridiagonalOptions & options,
-                                 std::vector<T> & workspace);
+                                 std::vector<TridiagonalWork<T>> & workspace);
 
 } // namespace gpur
 

@@ -7,51 +7,6 @@
 // requires it; a float tridiagonal solver runs without). Requires
 // gpur_common.cl, gpur_reduce.cl, pscr_scalar.cl and pscr_solve.cl (pscr_entries).
 #ifdef PSCR_CHECKS
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-
-// The scalar in double: double, or double2 for complex scalars, with the
-// products the residual needs (no FMA contraction, as on the CPU).
-#ifdef PSCR_COMPLEX
-typedef double2 WIDE;
-inline WIDE pscr_wide(SCALAR a)
-{
-  return convert_double2(a);
-}
-inline WIDE pscr_wmul(WIDE a, WIDE b)
-{
-  return (WIDE)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
-}
-inline double pscr_wnorm(WIDE a)
-{
-  return a.x * a.x + a.y * a.y;
-}
-inline SCALAR pscr_from_wide(WIDE a)
-{
-#ifdef GPUR_DOUBLE
-  return a;
-#else
-  return convert_float2(a);
-#endif
-}
-#else
-typedef double WIDE;
-inline WIDE pscr_wide(SCALAR a)
-{
-  return (double)a;
-}
-inline WIDE pscr_wmul(WIDE a, WIDE b)
-{
-  return a * b;
-}
-inline double pscr_wnorm(WIDE a)
-{
-  return a * a;
-}
-inline SCALAR pscr_from_wide(WIDE a)
-{
-  return (SCALAR)a;
-}
-#endif
 
 GPUR_DEFINE_GROUP_REDUCTION_OF(sum_double, double, GPUR_ADD)
 
@@ -107,7 +62,7 @@ __kernel void pscr_residual_sums(__global const SCALAR * f,
   __global const SCALAR * fx = F + factorsX;
   __global const SCALAR * fy = F + factorsY;
   __global const SCALAR * fz = factorsZ < 0 ? (__global const SCALAR *)0 : F + factorsZ;
-  const WIDE c = pscr_wide(shift);
+  const WIDE c = pscr_widen(shift);
   const long count = (long)nx * ny * nz;
   double residual2 = 0, rhs2 = 0, floor2 = 0;
   for (long i = get_global_id(0); i < count; i += get_global_size(0))
@@ -121,33 +76,33 @@ __kernel void pscr_residual_sums(__global const SCALAR * f,
       SCALAR mzs, azs;
       if (!pscr_entries(fz, nz, z, oz, &mzs, &azs))
         continue;
-      const WIDE mz = pscr_wide(mzs), az = pscr_wide(azs);
+      const WIDE mz = pscr_widen(mzs), az = pscr_widen(azs);
       for (int oy = -1; oy <= 1; ++oy)
       {
         SCALAR mys, ays;
         if (!pscr_entries(fy, ny, y, oy, &mys, &ays))
           continue;
-        const WIDE my = pscr_wide(mys), ay = pscr_wide(ays);
+        const WIDE my = pscr_widen(mys), ay = pscr_widen(ays);
         const long base = ((long)(z + oz) * ny + (y + oy)) * nx + x;
         for (int ox = -1; ox <= 1; ++ox)
         {
           SCALAR mxs, axs;
           if (!pscr_entries(fx, nx, x, ox, &mxs, &axs))
             continue;
-          const WIDE mx = pscr_wide(mxs), ax = pscr_wide(axs);
-          const WIDE coefficient = pscr_wmul(pscr_wmul(pscr_wmul(c, mz), my), mx) +
-                                   (pscr_wmul(pscr_wmul(az, my), mx) + pscr_wmul(pscr_wmul(mz, ay), mx) +
-                                    pscr_wmul(pscr_wmul(mz, my), ax));
-          acc += pscr_wmul(coefficient, pscr_wide(u[base + ox]));
+          const WIDE mx = pscr_widen(mxs), ax = pscr_widen(axs);
+          const WIDE coefficient = pscr_w_mul(pscr_w_mul(pscr_w_mul(c, mz), my), mx) +
+                                   (pscr_w_mul(pscr_w_mul(az, my), mx) + pscr_w_mul(pscr_w_mul(mz, ay), mx) +
+                                    pscr_w_mul(pscr_w_mul(mz, my), ax));
+          acc += pscr_w_mul(coefficient, pscr_widen(u[base + ox]));
         }
       }
     }
-    const WIDE fi = pscr_wide(f[i]);
+    const WIDE fi = pscr_widen(f[i]);
     const WIDE ri = fi - acc;
-    r[i] = pscr_from_wide(ri);
-    residual2 += pscr_wnorm(ri);
-    rhs2 += pscr_wnorm(fi);
-    const WIDE ui = pscr_wide(u[i]);
+    r[i] = pscr_narrow(ri);
+    residual2 += pscr_w_norm(ri);
+    rhs2 += pscr_w_norm(fi);
+    const WIDE ui = pscr_widen(u[i]);
 #ifdef PSCR_COMPLEX
     const double variance =
       pscr_rounding_variance(ui.x, floorDigits) + pscr_rounding_variance(ui.y, floorDigits);
@@ -179,7 +134,7 @@ __kernel void pscr_add(__global SCALAR * u, __global const SCALAR * d, long coun
 // The double program of a float solver (-DPSCR_NARROW=float or float2): the
 // float data in and the solution out.
 #ifdef PSCR_NARROW
-__kernel void pscr_widen(__global const PSCR_NARROW * in, __global SCALAR * out, long count)
+__kernel void pscr_widen_data(__global const PSCR_NARROW * in, __global SCALAR * out, long count)
 {
   const long i = get_global_id(0);
   if (i < count)
@@ -190,7 +145,7 @@ __kernel void pscr_widen(__global const PSCR_NARROW * in, __global SCALAR * out,
 #endif
 }
 
-__kernel void pscr_narrow(__global const SCALAR * in, __global PSCR_NARROW * out, long count)
+__kernel void pscr_narrow_data(__global const SCALAR * in, __global PSCR_NARROW * out, long count)
 {
   const long i = get_global_id(0);
   if (i < count)

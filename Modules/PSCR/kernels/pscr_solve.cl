@@ -262,10 +262,10 @@ __kernel void pscr_back_update(__global SCALAR * X,
   for (int t = 0; t < B.rhsCount; ++t)
   {
     __global const SCALAR * w = vectors + B.vectors + (2 + t) * B.size;
-    SCALAR u = 0;
+    WIDE u = 0; // as on the CPU: the sum over a block's eigenpairs in the wide scalar
     for (int l = 0; l < B.size; ++l)
-      u += pscr_mul(w[l], Zb[l * S]);
-    X[(p * n + B.rhsFirst + t * B.rhsStride) * S + s] = u;
+      u += pscr_w_mul(pscr_widen(w[l]), pscr_widen(Zb[l * S]));
+    X[(p * n + B.rhsFirst + t * B.rhsStride) * S + s] = pscr_narrow(u);
   }
 }
 

@@ -9,10 +9,14 @@
 // last unknown is set to 0: the singular system at the end of a null vector's
 // path, whose right-hand side is compatible (see gpurPSCRSolver.h).
 //
-// Two kernels, the same arithmetic as the CPU reference (gpurTridiagonal.cxx):
+// The eliminations run in WIDE (pscr_scalar.cl: double for float data on
+// devices with fp64), as on the CPU (gpur::TridiagonalWork): in float the
+// small shift of a nearly singular subproblem is lost in the ulp of the
+// diagonal A_ii + shift M_ii. Two kernels, the same arithmetic as the CPU
+// reference (gpurTridiagonal.cxx):
 // - pscr_thomas: one work-item per system (Thomas, section 2.3), for many systems.
-//   The c' of the elimination go to a workspace interleaved by system, so
-//   neighbouring work-items touch neighbouring addresses.
+//   The c' and the forward-eliminated right-hand side go to a workspace
+//   interleaved by system, so neighbouring work-items touch neighbouring addresses.
 // - pscr_tridiagonal_local: one work-group per system in local memory, the
 //   CR -> PCR -> Thomas hybrid of [PIII] (section 2.4 stages C and D): CR while more
 //   than crStop rows remain, then pcrSteps PCR steps, then Thomas on the
@@ -21,9 +25,9 @@
 // Requires gpur_common.cl and pscr_scalar.cl.
 
 // Entry i of the shifted matrix part `part` (0: diagonal, 1: off-diagonal).
-inline SCALAR pscr_shifted(__global const SCALAR * f, int n, int part, int i, SCALAR shift)
+inline WIDE pscr_shifted(__global const SCALAR * f, int n, int part, int i, WIDE shift)
 {
-  return f[part * n + i] + pscr_mul(shift, f[(2 + part) * n + i]);
+  return pscr_widen(f[part * n + i]) + pscr_w_mul(shift, pscr_widen(f[(2 + part) * n + i]));
 }
 
 __kernel void pscr_thomas(__global SCALAR * x,
@@ -31,40 +35,44 @@ __kernel void pscr_thomas(__global SCALAR * x,
                           int count,
                           __global const SCALAR * shifts,
                           __global const SCALAR * f,
-                          __global SCALAR * cp,
+                          __global WIDE * work,
                           long singular)
 {
   const int p = get_global_id(0);
   if (p >= count)
     return;
   __global SCALAR * xp = x + (long)p * n;
-  const SCALAR shift = shifts[p];
+  const WIDE shift = pscr_widen(shifts[p]);
   const int rows = p == singular ? n - 1 : n;
   if (rows < n)
     xp[n - 1] = 0;
   if (rows == 0)
     return;
-  // cp[k] of this system at cp[k count + p].
-  SCALAR denom = pscr_shifted(f, n, 0, 0, shift);
-  SCALAR c = rows > 1 ? pscr_shifted(f, n, 1, 0, shift) : 0;
-  SCALAR cprev = pscr_div(c, denom);
-  SCALAR xprev = pscr_div(xp[0], denom);
+  // Row k of this system: c'_k at work[k count + p], the forward-eliminated
+  // right-hand side at work[(n + k) count + p].
+  __global WIDE * cp = work;
+  __global WIDE * xw = work + (long)n * count;
+  WIDE denom = pscr_shifted(f, n, 0, 0, shift);
+  WIDE c = rows > 1 ? pscr_shifted(f, n, 1, 0, shift) : 0;
+  WIDE cprev = pscr_w_div(c, denom);
+  WIDE xprev = pscr_w_div(pscr_widen(xp[0]), denom);
   cp[p] = cprev;
-  xp[0] = xprev;
+  xw[p] = xprev;
   for (int i = 1; i < rows; ++i)
   {
-    const SCALAR a = c; // symmetric: (i, i - 1) = (i - 1, i)
+    const WIDE a = c; // symmetric: (i, i - 1) = (i - 1, i)
     c = i + 1 < rows ? pscr_shifted(f, n, 1, i, shift) : 0;
-    denom = pscr_shifted(f, n, 0, i, shift) - pscr_mul(a, cprev);
-    cprev = pscr_div(c, denom);
-    xprev = pscr_div(xp[i] - pscr_mul(a, xprev), denom);
+    denom = pscr_shifted(f, n, 0, i, shift) - pscr_w_mul(a, cprev);
+    cprev = pscr_w_div(c, denom);
+    xprev = pscr_w_div(pscr_widen(xp[i]) - pscr_w_mul(a, xprev), denom);
     cp[(long)i * count + p] = cprev;
-    xp[i] = xprev;
+    xw[(long)i * count + p] = xprev;
   }
+  xp[rows - 1] = pscr_narrow(xprev);
   for (int i = rows - 1; i-- > 0;)
   {
-    xprev = xp[i] - pscr_mul(cp[(long)i * count + p], xprev);
-    xp[i] = xprev;
+    xprev = xw[(long)i * count + p] - pscr_w_mul(cp[(long)i * count + p], xprev);
+    xp[i] = pscr_narrow(xprev);
   }
 }
 
@@ -73,10 +81,10 @@ __kernel void pscr_thomas(__global SCALAR * x,
 // right-hand side); a couples to row j - d, c to row j + d at coupling distance d.
 typedef struct
 {
-  __local SCALAR * a;
-  __local SCALAR * b;
-  __local SCALAR * c;
-  __local SCALAR * r;
+  __local WIDE * a;
+  __local WIDE * b;
+  __local WIDE * c;
+  __local WIDE * r;
   int st;
 } pscr_rows;
 
@@ -92,22 +100,22 @@ inline void pscr_pcr_step(pscr_rows in, pscr_rows out, int m, int d)
   for (int j = get_local_id(0); j < m; j += get_local_size(0))
   {
     const int i = pscr_at(in, j);
-    SCALAR bi = in.b[i], ri = in.r[i], ai = 0, ci = 0;
+    WIDE bi = in.b[i], ri = in.r[i], ai = 0, ci = 0;
     if (j >= d)
     {
       const int l = pscr_at(in, j - d);
-      const SCALAR alpha = pscr_div(-in.a[i], in.b[l]);
-      ai = pscr_mul(alpha, in.a[l]);
-      bi += pscr_mul(alpha, in.c[l]);
-      ri += pscr_mul(alpha, in.r[l]);
+      const WIDE alpha = pscr_w_div(-in.a[i], in.b[l]);
+      ai = pscr_w_mul(alpha, in.a[l]);
+      bi += pscr_w_mul(alpha, in.c[l]);
+      ri += pscr_w_mul(alpha, in.r[l]);
     }
     if (j + d < m)
     {
       const int h = pscr_at(in, j + d);
-      const SCALAR beta = pscr_div(-in.c[i], in.b[h]);
-      ci = pscr_mul(beta, in.c[h]);
-      bi += pscr_mul(beta, in.a[h]);
-      ri += pscr_mul(beta, in.r[h]);
+      const WIDE beta = pscr_w_div(-in.c[i], in.b[h]);
+      ci = pscr_w_mul(beta, in.c[h]);
+      bi += pscr_w_mul(beta, in.a[h]);
+      ri += pscr_w_mul(beta, in.r[h]);
     }
     const int o = pscr_at(out, j);
     out.a[o] = ai;
@@ -125,26 +133,26 @@ inline void pscr_thomas_interleaved(pscr_rows s, pscr_rows spare, int m, int d)
   for (int t = get_local_id(0); t < min(d, m); t += get_local_size(0))
   {
     int i = pscr_at(s, t);
-    SCALAR denom = s.b[i];
-    spare.a[pscr_at(spare, t)] = pscr_div(s.c[i], denom);
-    s.r[i] = pscr_div(s.r[i], denom);
+    WIDE denom = s.b[i];
+    spare.a[pscr_at(spare, t)] = pscr_w_div(s.c[i], denom);
+    s.r[i] = pscr_w_div(s.r[i], denom);
     int prev = t;
     for (int j = t + d; j < m; j += d)
     {
       i = pscr_at(s, j);
       const int ip = pscr_at(s, prev);
-      denom = s.b[i] - pscr_mul(s.a[i], spare.a[pscr_at(spare, prev)]);
-      spare.a[pscr_at(spare, j)] = pscr_div(s.c[i], denom);
-      s.r[i] = pscr_div(s.r[i] - pscr_mul(s.a[i], s.r[ip]), denom);
+      denom = s.b[i] - pscr_w_mul(s.a[i], spare.a[pscr_at(spare, prev)]);
+      spare.a[pscr_at(spare, j)] = pscr_w_div(s.c[i], denom);
+      s.r[i] = pscr_w_div(s.r[i] - pscr_w_mul(s.a[i], s.r[ip]), denom);
       prev = j;
     }
     for (int j = prev - d; j >= t; j -= d)
-      s.r[pscr_at(s, j)] -= pscr_mul(spare.a[pscr_at(spare, j)], s.r[pscr_at(s, j + d)]);
+      s.r[pscr_at(s, j)] -= pscr_w_mul(spare.a[pscr_at(spare, j)], s.r[pscr_at(s, j + d)]);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 }
 
-// Local memory: 4 (n + remainder) scalars, where `remainder` is the most rows
+// Local memory: 4 (n + remainder) wide scalars, where `remainder` is the most rows
 // CR leaves (the host computes it for n and, with a singular system, n - 1).
 __kernel void pscr_tridiagonal_local(__global SCALAR * x,
                                      int n,
@@ -154,12 +162,12 @@ __kernel void pscr_tridiagonal_local(__global SCALAR * x,
                                      int pcrSteps,
                                      long singular,
                                      int remainder,
-                                     __local SCALAR * scratch)
+                                     __local WIDE * scratch)
 {
   const int p = get_group_id(0);
   const int lid = get_local_id(0), wg = get_local_size(0);
   __global SCALAR * xp = x + (long)p * n;
-  const SCALAR shift = shifts[p];
+  const WIDE shift = pscr_widen(shifts[p]);
   const int rows = p == singular ? n - 1 : n;
   if (rows < n && lid == 0)
     xp[n - 1] = 0;
@@ -175,7 +183,7 @@ __kernel void pscr_tridiagonal_local(__global SCALAR * x,
     sys.a[i] = i > 0 ? pscr_shifted(f, n, 1, i - 1, shift) : 0;
     sys.b[i] = pscr_shifted(f, n, 0, i, shift);
     sys.c[i] = i + 1 < rows ? pscr_shifted(f, n, 1, i, shift) : 0;
-    sys.r[i] = xp[i];
+    sys.r[i] = pscr_widen(xp[i]);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 
@@ -190,19 +198,19 @@ __kernel void pscr_tridiagonal_local(__global SCALAR * x,
     for (int j = lid; j < m / 2; j += wg)
     {
       const int i = 2 * st * (j + 1) - 1, l = i - st;
-      const SCALAR alpha = pscr_div(-sys.a[i], sys.b[l]);
-      SCALAR bj = sys.b[i] + pscr_mul(alpha, sys.c[l]);
-      SCALAR rj = sys.r[i] + pscr_mul(alpha, sys.r[l]);
-      SCALAR cj = 0;
+      const WIDE alpha = pscr_w_div(-sys.a[i], sys.b[l]);
+      WIDE bj = sys.b[i] + pscr_w_mul(alpha, sys.c[l]);
+      WIDE rj = sys.r[i] + pscr_w_mul(alpha, sys.r[l]);
+      WIDE cj = 0;
       if (2 * j + 2 < m)
       {
         const int h = i + st;
-        const SCALAR beta = pscr_div(-sys.c[i], sys.b[h]);
-        cj = pscr_mul(beta, sys.c[h]);
-        bj += pscr_mul(beta, sys.a[h]);
-        rj += pscr_mul(beta, sys.r[h]);
+        const WIDE beta = pscr_w_div(-sys.c[i], sys.b[h]);
+        cj = pscr_w_mul(beta, sys.c[h]);
+        bj += pscr_w_mul(beta, sys.a[h]);
+        rj += pscr_w_mul(beta, sys.r[h]);
       }
-      sys.a[i] = pscr_mul(alpha, sys.a[l]);
+      sys.a[i] = pscr_w_mul(alpha, sys.a[l]);
       sys.b[i] = bj;
       sys.c[i] = cj;
       sys.r[i] = rj;
@@ -242,15 +250,15 @@ __kernel void pscr_tridiagonal_local(__global SCALAR * x,
     for (int j = 2 * lid; j < ml; j += 2 * wg)
     {
       const int i = st * (j + 1) - 1;
-      SCALAR v = sys.r[i];
+      WIDE v = sys.r[i];
       if (j > 0)
-        v -= pscr_mul(sys.a[i], sys.r[i - st]);
+        v -= pscr_w_mul(sys.a[i], sys.r[i - st]);
       if (j + 1 < ml)
-        v -= pscr_mul(sys.c[i], sys.r[i + st]);
-      sys.r[i] = pscr_div(v, sys.b[i]);
+        v -= pscr_w_mul(sys.c[i], sys.r[i + st]);
+      sys.r[i] = pscr_w_div(v, sys.b[i]);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
   }
   for (int i = lid; i < rows; i += wg)
-    xp[i] = sys.r[i];
+    xp[i] = pscr_narrow(sys.r[i]);
 }

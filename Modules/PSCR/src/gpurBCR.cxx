@@ -96,7 +96,7 @@ BCRSolver<Scalar>::Solve(const Scalar * f, Scalar * u) const
                        jobs,
                        [&](std::size_t j0, std::size_t j1)
                        {
-                         std::vector<Scalar> workspace;
+                         std::vector<TridiagonalWork<Scalar>> workspace;
                          for (std::size_t job = j0; job < j1; ++job)
                          {
                            Scalar * z = Z.data() + job * n2;

@@ -107,7 +107,9 @@ private:
   bool m_Local;
   int m_Remainder = 0;         ///< local kernel: the most rows CR leaves
   std::size_t m_GroupSize = 1; ///< local kernel: work-items per system
-  DeviceBuffer<Scalar> m_Factors, m_Workspace;
+  std::size_t m_WideBytes;     ///< bytes of the kernels' elimination scalar
+  DeviceBuffer<Scalar> m_Factors;
+  DeviceBuffer<unsigned char> m_Workspace; ///< Thomas: c' and the eliminated right-hand sides
   cl::Kernel m_Thomas, m_LocalKernel;
 };
 

@@ -164,8 +164,8 @@ PSCRDeviceSolver<Scalar>::PSCRDeviceSolver(std::shared_ptr<const PSCRPlan<Scalar
       m_Add = DeviceContext::Kernel(program, "pscr_add");
       if (servesFloat)
       {
-        m_Widen = DeviceContext::Kernel(program, "pscr_widen");
-        m_Narrow = DeviceContext::Kernel(program, "pscr_narrow");
+        m_Widen = DeviceContext::Kernel(program, "pscr_widen_data");
+        m_Narrow = DeviceContext::Kernel(program, "pscr_narrow_data");
       }
       std::size_t limit = kWideLevelGroup;
       for (const cl::Kernel * k :

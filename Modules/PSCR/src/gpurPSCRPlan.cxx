@@ -327,7 +327,7 @@ PSCROptions::Validate() const
   if (!(residualTolerance >= 0 && std::isfinite(residualTolerance)))
   {
     throw InvalidArgument("PSCR residualTolerance is " + std::to_string(residualTolerance) +
-                          "; it must be a finite relative residual >= 0 (0: 8 x the rounding floor)");
+                          "; it must be a finite relative residual >= 0 (0: a multiple of the rounding floor)");
   }
   if (precision != PSCRPrecision::Automatic && precision != PSCRPrecision::Scalar && precision != PSCRPrecision::Double)
   {

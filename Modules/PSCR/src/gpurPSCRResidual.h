@@ -117,7 +117,7 @@ struct RefinementSettings
   unsigned maxSteps = 0;
   /** The relative residual to reach; 0: targetFactor x the rounding floor. */
   double tolerance = 0;
-  /** The automatic target as a multiple of the floor. */
+  /** The automatic target as a multiple of the floor (AutomaticTargetFactor in gpurPSCRCheckedSolve.h). */
   double targetFactor = 8;
   /** With a tolerance: the target is at most floorCap x the floor (the double solve of float data). */
   double floorCap = HUGE_VAL;

@@ -36,7 +36,7 @@ template<typename Scalar>
 struct Scratch
 {
   std::vector<std::vector<Scalar>> z, v;
-  std::vector<Scalar> tridiagonal;
+  std::vector<TridiagonalWork<Scalar>> tridiagonal;
 
   explicit Scratch(std::size_t dims)
     : z(dims)
@@ -59,6 +59,38 @@ Axpy(Scalar a, const Scalar * x, Scalar * y, std::size_t begin, std::size_t end)
 {
   for (std::size_t s = begin; s < end; ++s)
     y[s] += a * x[s];
+}
+
+// u[s] = sum_{l < m} w[l] z_l[s] for s in [s0, s1), with z_l at z + l S,
+// accumulated in TridiagonalWork<Scalar> over chunks that stay in cache, in
+// the order of the OpenCL kernel pscr_back_update (l ascending).
+template<typename Scalar>
+void
+WeightedSum(const Scalar * w,
+            std::size_t m,
+            const Scalar * z,
+            std::size_t S,
+            Scalar * u,
+            std::size_t s0,
+            std::size_t s1)
+{
+  using W = TridiagonalWork<Scalar>;
+  constexpr std::size_t kChunk = 512;
+  W acc[kChunk];
+  for (std::size_t c0 = s0; c0 < s1; c0 += kChunk)
+  {
+    const std::size_t c1 = std::min(s1, c0 + kChunk);
+    std::fill(acc, acc + (c1 - c0), W(0));
+    for (std::size_t l = 0; l < m; ++l)
+    {
+      const W wl = static_cast<W>(w[l]);
+      const Scalar * zl = z + l * S;
+      for (std::size_t s = c0; s < c1; ++s)
+        acc[s - c0] += wl * static_cast<W>(zl[s]);
+    }
+    for (std::size_t s = c0; s < c1; ++s)
+      u[s] = static_cast<Scalar>(acc[s - c0]);
+  }
 }
 
 // Splits "per block" work over the inner index too when the level has few
@@ -232,7 +264,9 @@ public:
                       if (B.first + B.size < n)
                         Axpy(w[B.size + l], V + (2 * b + 1) * S, z, 0, S);
                     });
-      // u on the right-hand-side rows: sum_l w_l[row] z_l.
+      // u on the right-hand-side rows: sum_l w_l[row] z_l, summed in the
+      // tridiagonal work type (double for float data: the float sum over a
+      // block's up to n eigenpairs cost 3x the rounding floor at 2047^2).
       ForEachBlockSlice(loop,
                         level.blocks.size(),
                         S,
@@ -240,13 +274,13 @@ public:
                         {
                           const PSCRBlock & B = level.blocks[b];
                           for (unsigned t = 0; t < B.rhsCount; ++t)
-                          {
-                            const Scalar * w = ap.vectors.data() + B.vectors + (2 + t) * B.size;
-                            Scalar * u = row(B.rhsFirst + t * B.rhsStride);
-                            std::fill(u + s0, u + s1, Scalar(0));
-                            for (std::size_t l = 0; l < B.size; ++l)
-                              Axpy(w[l], Z + (B.job + l) * S, u, s0, s1);
-                          }
+                            WeightedSum(ap.vectors.data() + B.vectors + (2 + t) * B.size,
+                                        B.size,
+                                        Z + B.job * S,
+                                        S,
+                                        row(B.rhsFirst + t * B.rhsStride),
+                                        s0,
+                                        s1);
                         });
     }
   }

@@ -232,11 +232,12 @@ SolveFullLength(std::size_t n, T * a, T * b, T * c, T * x, const TridiagonalOpti
   SolveKernel(n, a, b, c, x, stages.crStop, stages.pcrSteps, work);
 }
 
+// Room for a, b, c, the kernel's workspace and (for the shifted solves) x in the work type.
 template<typename T>
 T *
 PrepareWorkspace(std::vector<T> & workspace, std::size_t n)
 {
-  const std::size_t needed = (3 + kKernelWorkspacePerRow) * n;
+  const std::size_t needed = (4 + kKernelWorkspacePerRow) * n;
   if (workspace.size() < needed)
   {
     workspace.resize(needed);
@@ -335,24 +336,32 @@ SolveShiftedTridiagonalUnchecked(const SymmetricTridiagonal<T> & A,
                                  std::size_t rows,
                                  T * x,
                                  const TridiagonalOptions & options,
-                                 std::vector<T> & workspace)
+                                 std::vector<TridiagonalWork<T>> & workspace)
 {
+  using W = TridiagonalWork<T>;
   const std::size_t n = rows;
-  T * a = PrepareWorkspace(workspace, n);
-  T * b = a + n;
-  T * c = b + n;
-  a[0] = T(0);
+  W * a = PrepareWorkspace(workspace, n);
+  W * b = a + n;
+  W * c = b + n;
+  W * xw = c + n;
+  const W s = static_cast<W>(shift);
+  a[0] = W(0);
   for (std::size_t i = 0; i < n; ++i)
   {
-    b[i] = A.diagonal[i] + shift * M.diagonal[i];
+    b[i] = static_cast<W>(A.diagonal[i]) + s * static_cast<W>(M.diagonal[i]);
+    xw[i] = static_cast<W>(x[i]);
   }
   for (std::size_t i = 0; i + 1 < n; ++i)
   {
-    c[i] = A.offDiagonal[i] + shift * M.offDiagonal[i];
+    c[i] = static_cast<W>(A.offDiagonal[i]) + s * static_cast<W>(M.offDiagonal[i]);
     a[i + 1] = c[i];
   }
-  c[n - 1] = T(0);
-  SolveFullLength(n, a, b, c, x, options, c + n);
+  c[n - 1] = W(0);
+  SolveFullLength(n, a, b, c, xw, options, xw + n);
+  for (std::size_t i = 0; i < n; ++i)
+  {
+    x[i] = static_cast<T>(xw[i]);
+  }
 }
 
 template<typename T>
@@ -438,7 +447,7 @@ SolveShiftedTridiagonalBatch(const SymmetricTridiagonal<T> & A,
                      count,
                      [&](std::size_t k0, std::size_t k1)
                      {
-                       std::vector<T> workspace;
+                       std::vector<TridiagonalWork<T>> workspace;
                        for (std::size_t k = k0; k < k1; ++k)
                        {
                          SolveShiftedTridiagonalUnchecked(A, M, shifts[k], n, x + k * n, options, workspace);
@@ -455,7 +464,7 @@ SolveShiftedTridiagonalBatch(const SymmetricTridiagonal<T> & A,
                                                     std::size_t,                                                       \
                                                     T *,                                                               \
                                                     const TridiagonalOptions &,                                        \
-                                                    std::vector<T> &);                                                 \
+                                                    std::vector<TridiagonalWork<T>> &);                                \
   template void SolveTridiagonalBatch<T>(                                                                              \
     const TridiagonalBatch<T> &, T *, const TridiagonalOptions &, const ParallelForFunction &);                        \
   template void SolveShiftedTridiagonalBatch<T>(const SymmetricTridiagonal<T> &,                                       \

@@ -38,11 +38,20 @@ LocalRemainder(std::size_t n, const TridiagonalStages & stages)
   return std::max(CRRemainder(n, stages.crStop), n > 1 ? CRRemainder(n - 1, stages.crStop) : 0);
 }
 
+// Bytes of the kernels' elimination scalar, WIDE of pscr_scalar.cl: the
+// scalar in double on devices with fp64 (gpur::TridiagonalWork), else the scalar.
+template<typename Scalar>
+std::size_t
+WideBytes(const DeviceInfo & device)
+{
+  return device.fp64 ? sizeof(TridiagonalWork<Scalar>) : sizeof(Scalar);
+}
+
 template<typename Scalar>
 std::uint64_t
-LocalBytes(std::size_t n, const TridiagonalStages & stages)
+LocalBytes(const DeviceInfo & device, std::size_t n, const TridiagonalStages & stages)
 {
-  return 4 * static_cast<std::uint64_t>(n + LocalRemainder(n, stages)) * sizeof(Scalar);
+  return 4 * static_cast<std::uint64_t>(n + LocalRemainder(n, stages)) * WideBytes<Scalar>(device);
 }
 
 // Thomas needs no local memory; the others run there when the system fits.
@@ -51,8 +60,16 @@ bool
 ChooseLocal(const DeviceInfo & device, std::size_t n, const TridiagonalOptions & options)
 {
   return options.algorithm != TridiagonalAlgorithm::Thomas &&
-         LocalBytes<Scalar>(n, options.Stages()) <= device.localMemory &&
+         LocalBytes<Scalar>(device, n, options.Stages()) <= device.localMemory &&
          n <= static_cast<std::size_t>(std::numeric_limits<cl_int>::max());
+}
+
+// Thomas' workspace: c' and the forward-eliminated right-hand side per row.
+template<typename Scalar>
+std::uint64_t
+ThomasBytes(const DeviceInfo & device, std::size_t n, std::size_t maxCount)
+{
+  return 2 * static_cast<std::uint64_t>(maxCount) * n * WideBytes<Scalar>(device);
 }
 
 } // namespace
@@ -92,7 +109,7 @@ TridiagonalDeviceSolver<Scalar>::Bytes(const DeviceInfo & device,
                                        std::size_t maxCount)
 {
   const std::uint64_t factors = 4 * static_cast<std::uint64_t>(n) * sizeof(Scalar);
-  return factors + (ChooseLocal<Scalar>(device, n, options) ? 0 : std::uint64_t(maxCount) * n * sizeof(Scalar));
+  return factors + (ChooseLocal<Scalar>(device, n, options) ? 0 : ThomasBytes<Scalar>(device, n, maxCount));
 }
 
 template<typename Scalar>
@@ -106,6 +123,7 @@ TridiagonalDeviceSolver<Scalar>::TridiagonalDeviceSolver(DeviceContext & context
   , m_MaxCount(maxCount)
   , m_Stages(options.Stages())
   , m_Local(ChooseLocal<Scalar>(device, factors.Size(), options))
+  , m_WideBytes(WideBytes<Scalar>(device))
 {
   options.Validate();
   TranslateCLErrors(
@@ -130,7 +148,8 @@ TridiagonalDeviceSolver<Scalar>::TridiagonalDeviceSolver(DeviceContext & context
       {
         m_Thomas = DeviceContext::Kernel(program, "pscr_thomas");
         m_GroupSize = std::min(kThomasGroup, pscr::KernelGroupLimit(m_Thomas, device));
-        m_Workspace = DeviceBuffer<Scalar>(context, std::max<std::size_t>(1, maxCount * n));
+        m_Workspace =
+          DeviceBuffer<unsigned char>(context, std::max<std::uint64_t>(1, ThomasBytes<Scalar>(device, n, maxCount)));
       }
     });
 }
@@ -168,7 +187,7 @@ TridiagonalDeviceSolver<Scalar>::Solve(const cl::CommandQueue & queue,
                 static_cast<cl_int>(m_Stages.pcrSteps),
                 static_cast<cl_long>(singular),
                 static_cast<cl_int>(m_Remainder),
-                cl::Local(4 * (m_N + m_Remainder) * sizeof(Scalar)));
+                cl::Local(4 * (m_N + m_Remainder) * m_WideBytes));
         queue.enqueueNDRangeKernel(
           m_LocalKernel, cl::NullRange, cl::NDRange(count * m_GroupSize), cl::NDRange(m_GroupSize));
       }

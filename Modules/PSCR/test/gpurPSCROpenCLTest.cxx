@@ -124,7 +124,8 @@ TridiagonalAgreement(const gpur::DeviceInfo & device,
   sd.Upload(context->Queue(0), shifts);
   solver.Solve(context->Queue(0), xd.Get(), count, sd.Get(), singular);
   const std::vector<T> onDevice = xd.Download(context->Queue(0));
-  std::vector<T> reference = x, workspace;
+  std::vector<T> reference = x;
+  std::vector<gpur::TridiagonalWork<T>> workspace;
   for (std::size_t k = 0; k < count; ++k)
   {
     const bool dropLast = static_cast<long>(k) == singular;
