@@ -657,7 +657,7 @@ PSCRSolver<Scalar>::EnqueueSolve(const DeviceBuffer<Scalar> & f, DeviceBuffer<Sc
   {
     throw InvalidArgument("PSCRSolver::EnqueueSolve needs the OpenCL backend, but this solver runs on the CPU");
   }
-  if (!s.plan->wellPosed || s.inDouble.load() || s.settings.precision == PSCRPrecision::Double)
+  if (!IsWellPosed() || ComputesInDouble())
   {
     throw InvalidArgument("PSCRSolver::EnqueueSolve solves without checking, which is only safe for real positive "
                           "(semi)definite operators in their own precision; this operator is indefinite or complex "
