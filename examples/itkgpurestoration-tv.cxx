@@ -12,10 +12,13 @@
 // this program as a CLI module. Run with --help for the options.
 //
 // Errors (unreadable input, bad option value, NaN/Inf pixels, ...) exit with 1
-// and one line on stderr. A partial output file is never left behind: the output
-// is written only after denoising succeeded, to a temporary file next to
-// <output> that is renamed to <output> once complete. Formats with a detached
-// data file (.mhd, .nhdr, .hdr/.img) name that file inside the header, so they
+// and one line on stderr. A run that ends without meeting --tolerance (the
+// --iterations budget ran out) prints "itkgpurestoration-tv: warning: ..." on
+// stderr, also with --quiet, writes the output and exits with 0: the output is
+// the last iterate and the summary line gives its gap, so the run did what was
+// asked; scripts that need convergence can look for the warning line. A partial output file is never left behind: the
+// output is written only after denoising succeeded, to a temporary file next to <output> that is renamed to <output>
+// once complete. Formats with a detached data file (.mhd, .nhdr, .hdr/.img) name that file inside the header, so they
 // are written in place instead, and removed again if writing fails.
 #include "gpurCommandLine.h"
 #include "gpurCommandLineITK.h"
@@ -38,7 +41,7 @@ struct Options : gpur::cli::ToolOptions
 {
   double lambda = 8.0;
   std::string algorithm = "accelerated";
-  unsigned iterations = 500;
+  unsigned iterations = gpur::TVParameters().maxIterations;
   double tolerance = 1e-4;
 };
 
@@ -93,6 +96,27 @@ SlicerDescription()
   return module;
 }
 
+/**
+ * Turns ITK's warning output (a multi-line text with the source file) off while
+ * it lives: the tool prints the filter's warnings itself, one line each.
+ */
+class WarningDisplayOff
+{
+public:
+  WarningDisplayOff()
+    : m_Display(itk::Object::GetGlobalWarningDisplay())
+  {
+    itk::Object::GlobalWarningDisplayOff();
+  }
+  ~WarningDisplayOff() { itk::Object::SetGlobalWarningDisplay(m_Display); }
+  WarningDisplayOff(const WarningDisplayOff &) = delete;
+  WarningDisplayOff &
+  operator=(const WarningDisplayOff &) = delete;
+
+private:
+  bool m_Display;
+};
+
 template<unsigned Dimension>
 int
 Denoise(const Options & o)
@@ -108,7 +132,15 @@ Denoise(const Options & o)
   filter->SetMaximumNumberOfIterations(o.iterations);
   filter->SetGapTolerance(o.tolerance);
   gpur::cli::SetExecution(filter.GetPointer(), o);
-  const double wall = gpur::cli::UpdateWithProgress(filter, o.quiet);
+  double wall = 0.0;
+  {
+    const WarningDisplayOff printedBelow;
+    wall = gpur::cli::UpdateWithProgress(filter, o.quiet);
+  }
+  for (const std::string & warning : filter->GetReport().warnings)
+  {
+    std::cerr << kProgram << ": warning: " << warning << "\n";
+  }
   gpur::cli::WriteOutput(filter->GetOutput(), o.output);
   if (!o.quiet)
   {
