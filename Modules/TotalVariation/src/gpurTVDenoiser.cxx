@@ -130,11 +130,15 @@ struct TVWorkingScale
 /** Intensities whose magnitude lies in [2^-20, 2^20] are solved as they are. */
 constexpr int kIntensityWindowExponent = 20;
 
+/**
+ * S from the intensities, or, for an all-zero image, from the intensity unit
+ * of the step balance (so that the steps stay O(1) whatever lambda is).
+ */
 TVWorkingScale
-ChooseWorkingScale(double maxAbs, const Grid & grid)
+ChooseWorkingScale(double maxAbs, const Grid & grid, double unit)
 {
   TVWorkingScale scale;
-  const int e = UnitExponent(maxAbs);
+  const int e = maxAbs > 0.0 ? UnitExponent(maxAbs) : static_cast<int>(std::lround(std::log2(unit)));
   scale.intensity = std::abs(e) > kIntensityWindowExponent ? e : 0;
   scale.length = static_cast<int>(std::lround(std::log2(TVCharacteristicLength(grid))));
   return scale;
@@ -366,11 +370,11 @@ PrepareRun(const Real * f,
   RequireRepresentable<Real>(maxAbs, grid, parameters.lambda, parameters.gapTolerance > 0.0);
   TVRun<Real> run;
   run.backend = ResolveBackend(execution, std::is_same<Real, double>::value);
-  run.scale = ChooseWorkingScale(maxAbs, grid);
-  run.grid = run.scale.Apply(grid);
-  run.f = ScaledByPowerOfTwo(f, n, run.scale.intensity, run.storage);
   run.maxWeight = MaxWeight(weight, n);
   run.meanWeight = MeanWeight(weight, n);
+  run.scale = ChooseWorkingScale(maxAbs, grid, TVIntensityUnit(parameters, grid, run.meanWeight));
+  run.grid = run.scale.Apply(grid);
+  run.f = ScaledByPowerOfTwo(f, n, run.scale.intensity, run.storage);
   return run;
 }
 
