@@ -137,7 +137,16 @@ TVPrecisionName();
  * Denoises f into u (both grid.Count() values, x fastest). u is written only
  * when the run succeeds. Throws InvalidArgument for a bad grid, parameters or
  * non-finite input, Aborted when the callback returns false, OpenCLError for a
- * device failure.
+ * device failure, Error when the energies become non-finite.
+ *
+ * Scale-covariant: (s f, lambda / s) gives s u to rounding (the step balance
+ * is set by lambda, see gpurTVSchedule.h, and the steppers work on f divided
+ * by a power of two when max|f| is outside [2^-20, 2^20], which is exact).
+ * lambda max|f| l (l the voxel size 2 sqrt(d) / ||grad||) above 1e12 for
+ * float (1e100 for double), or below the inverse with a gap tolerance, is
+ * refused with InvalidArgument: the solver's squares would leave Real's range.
+ * A gap tolerance below TVGapFloor<Real> is refused too. On OpenCL the host
+ * stays within about 0.2 s of the device, so the callback sees finished work.
  */
 template<typename Real>
 TVReport
@@ -173,8 +182,12 @@ InitializeTVState(const Real * f, const Grid & grid, const TVStateView<Real> & s
  * Runs iterations [first, first + count) of the method's schedule on the state,
  * in place, without gap checks. Consecutive calls give exactly (bit for bit)
  * the same state as one call over the whole range, and the same u as DenoiseTV
- * with gapTolerance = 0 and maxIterations = first + count. The report's
- * energies and gap are not evaluated (NaN); the callback sees (k, first + count).
+ * with gapTolerance = 0 and maxIterations = first + count (also on blocks of a
+ * volume whose intensities differ in magnitude: the rescaling is by powers of
+ * two). With a weight, the step balance uses the mean weight of the grid
+ * given, so blocks of a weighted volume agree with one run when their weights
+ * have the same mean (e.g. normalised per block). The report's energies and
+ * gap are not evaluated (NaN); the callback sees (k, first + count).
  */
 template<typename Real>
 TVReport
