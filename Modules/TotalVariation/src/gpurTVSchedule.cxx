@@ -28,10 +28,12 @@ namespace
  *  - CP (Alg. 1): best near I = range(f) / 100, 10-30x faster than tau = sigma
  *    (lambda 12: 150-180 iterations instead of > 3000). c = 0.1 is within 2x
  *    of the best for lambda 1..128.
- *  - PDU (Zhu & Chan's schedule): best at c = 0.7-0.9, no convergence in 3000
- *    iterations at c <= 0.4 for lambda <= 12. c = 1 (the schedule's own
- *    units are then lambda = 1 per unit length) is 10-25 % slower than the
- *    best and keeps a margin of 2.5x from that edge.
+ *  - PDU (Zhu & Chan 2008's primal-dual hybrid gradient with the step schedule
+ *    of Huang 2023, "Statistical 3D Denoising on GPUs for Industrial CT"):
+ *    best at c = 0.7-0.9, no convergence in 3000 iterations at c <= 0.4 for
+ *    lambda <= 12. c = 1 (the schedule's own units are then lambda = 1 per
+ *    unit length) is 10-25 % slower than the best and keeps a margin of 2.5x
+ *    from that edge.
  */
 double
 BalanceConstant(TVAlgorithm algorithm)
