@@ -98,9 +98,25 @@ cli_tv_expect_failure(bad-algorithm "--algorithm must be one of" out.nrrd --algo
 cli_tv_expect_failure(zero-iterations "--iterations needs an integer in" out.nrrd --iterations 0 "${cli_tv_input}" OUT)
 cli_tv_expect_failure(unknown-option "unknown option '--lamda'" out.nrrd --lamda 5 "${cli_tv_input}" OUT)
 cli_tv_expect_failure(missing-input "does not exist" out.nrrd "${cli_tv_dir}/no-such-input.mha" OUT)
+# Numerical range (issue: lambda 1e40 gave all-NaN output reported as converged) and a
+# tolerance below float32's rounding floor of the gap.
+cli_tv_expect_failure(huge-lambda "lambda = 1e\\+40 is outside the range a float solve represents" out.nrrd
+  --lambda 1e40 "${cli_tv_input}" OUT)
+cli_tv_expect_failure(tiny-tolerance "the gap tolerance 1e-09 is below what float32 arithmetic reaches" out.nrrd
+  --tolerance 1e-9 "${cli_tv_input}" OUT)
 # An output folder that does not exist: refused before denoising, nothing left behind.
 cli_tv_expect_failure(unwritable-output "the folder of the output '.*no-such-directory/out.nrrd' does not exist" no-such-directory/out.nrrd
   --backend cpu --iterations 5 "${cli_tv_input}" OUT)
+
+# (3b) Not converged within --iterations: exit 0, the output written, one warning line on stderr
+# (also with --quiet).
+add_test(NAME itkgpurestoration-tv-warns-not-converged
+  COMMAND ${CMAKE_COMMAND} "-DTOOL=$<TARGET_FILE:itkgpurestoration-tv>"
+    "-DARGS=--iterations|5|--quiet|${cli_tv_input}|${cli_tv_dir}/not-converged.nrrd"
+    "-DOUTPUT=${cli_tv_dir}/not-converged.nrrd"
+    "-DMESSAGE=TV denoising did not converge: the relative primal-dual gap is [0-9.e+-]+ > the tolerance 0.0001 after 5 iterations"
+    -P "${CMAKE_CURRENT_SOURCE_DIR}/ExpectWarning.cmake")
+set_tests_properties(itkgpurestoration-tv-warns-not-converged PROPERTIES LABELS "cli")
 
 # (4) A DICOM series folder as input. gpurTestData (test/) writes a 24 x 20 x 6 int16
 # CT-like volume (spacing 0.7 x 0.8 x 2.5, an origin, an oblique direction) as a DICOM

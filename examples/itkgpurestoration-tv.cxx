@@ -13,11 +13,16 @@
 //
 // Errors (unreadable, truncated or corrupt input, RGB or vector pixels, a bad
 // option value, NaN/Inf pixels, a failed write, ...) exit with 1 and one line
-// on stderr. A partial output file is never left behind: the output is written
-// only after denoising succeeded, into a temporary folder next to <output>
-// (with the format's companion files, e.g. the .zraw of a .mhd), read back, and
-// renamed into place once complete; SIGINT/SIGTERM/SIGHUP remove the
-// temporaries and exit with 128 + the signal's number (gpurCommandLineITK.h).
+// on stderr. A run that ends without meeting --tolerance (the --iterations
+// budget ran out) prints "itkgpurestoration-tv: warning: ..." on stderr, also
+// with --quiet, writes the output and exits with 0: the output is the last
+// iterate and the summary line gives its gap, so the run did what was asked;
+// scripts that need convergence can look for the warning line. A partial
+// output file is never left behind: the output is written only after
+// denoising succeeded, into a temporary folder next to <output> (with the
+// format's companion files, e.g. the .zraw of a .mhd), read back, and renamed
+// into place once complete; SIGINT/SIGTERM/SIGHUP remove the temporaries and
+// exit with 128 + the signal's number (gpurCommandLineITK.h).
 #include "gpurCommandLine.h"
 #include "gpurCommandLineITK.h"
 #include "itkTotalVariationDenoisingImageFilter.h"
@@ -39,7 +44,7 @@ struct Options : gpur::cli::ToolOptions
 {
   double lambda = 8.0;
   std::string algorithm = "accelerated";
-  unsigned iterations = 500;
+  unsigned iterations = gpur::TVParameters().maxIterations;
   double tolerance = 1e-4;
 };
 
@@ -94,6 +99,27 @@ SlicerDescription()
   return module;
 }
 
+/**
+ * Turns ITK's warning output (a multi-line text with the source file) off while
+ * it lives: the tool prints the filter's warnings itself, one line each.
+ */
+class WarningDisplayOff
+{
+public:
+  WarningDisplayOff()
+    : m_Display(itk::Object::GetGlobalWarningDisplay())
+  {
+    itk::Object::GlobalWarningDisplayOff();
+  }
+  ~WarningDisplayOff() { itk::Object::SetGlobalWarningDisplay(m_Display); }
+  WarningDisplayOff(const WarningDisplayOff &) = delete;
+  WarningDisplayOff &
+  operator=(const WarningDisplayOff &) = delete;
+
+private:
+  bool m_Display;
+};
+
 template<unsigned Dimension>
 int
 Denoise(const Options & o)
@@ -109,7 +135,15 @@ Denoise(const Options & o)
   filter->SetMaximumNumberOfIterations(o.iterations);
   filter->SetGapTolerance(o.tolerance);
   gpur::cli::SetExecution(filter.GetPointer(), o);
-  const double wall = gpur::cli::UpdateWithProgress(filter, o.quiet);
+  double wall = 0.0;
+  {
+    const WarningDisplayOff printedBelow;
+    wall = gpur::cli::UpdateWithProgress(filter, o.quiet);
+  }
+  for (const std::string & warning : filter->GetReport().warnings)
+  {
+    std::cerr << kProgram << ": warning: " << warning << "\n";
+  }
   gpur::cli::WriteOutput(filter->GetOutput(), o.output);
   if (!o.quiet)
   {

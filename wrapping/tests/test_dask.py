@@ -81,7 +81,10 @@ def test_bad_arguments_are_refused():
         igr.denoise_tv_dask(noisy)
     with pytest.raises(ValueError, match="2D or 3D"):
         igr.denoise_tv_dask(np.zeros(20, np.float32), lam=1.0)
-    with pytest.raises(ValueError, match="NaN|finite"):
-        bad = noisy.copy()
-        bad[3, 3] = np.nan
+    with pytest.raises(ValueError, match="spacing must be a sequence of 2 positive numbers, got 5.0"):
+        igr.denoise_tv_dask(noisy, lam=1.0, spacing=5.0)
+    # The index in the whole array, not in the chunk (row 13 is row 3 of the second chunk).
+    bad = noisy.copy()
+    bad[13, 7] = np.nan
+    with pytest.raises(ValueError, match=r"non-finite value \(nan\) at index \(13, 7\)"):
         igr.denoise_tv_dask(bad, lam=1.0, iterations=2, round_length=1, chunks=(10, 20)).compute(scheduler="sync")

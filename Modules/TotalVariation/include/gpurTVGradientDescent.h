@@ -24,6 +24,13 @@
 // (a constant image) the run stops: u is a stationary point (TIGRE adds 1e-7 to
 // the norm instead, which makes the step depend on the intensity scale).
 //
+// Intensity scale: the driver runs on f / 2^e with 2^(e-1) < max|f| <= 2^e
+// (exact), with lambda, delta and the target residual divided alike, and
+// multiplies u back; so eps acts relative to the image's range, and
+// (s f, s lambda, s delta) gives s u (bit for bit for powers of two s; for
+// others the rounding of s f, which TV-GD amplifies, to about 1e-6 in double).
+// A norm that is not finite (a step far beyond the intensities) throws.
+//
 // Backends: the CPU reference and the OpenCL kernels use the same operations in
 // the same order, and the AW-TV weights use an exp built from basic arithmetic
 // (not libm's or the device's exp), so on a device that rounds +, *, /, sqrt

@@ -18,8 +18,22 @@ namespace itk
  * so anisotropic voxels are handled; the divergence is its exact negative adjoint.
  * Larger Lambda keeps more of the input. Methods (SetAlgorithm):
  * accelerated Chambolle-Pock (default), Chambolle-Pock, and the thesis' PDU.
- * Iterations stop when the relative primal-dual gap (P - D)/P falls below
- * GapTolerance, or after MaximumNumberOfIterations.
+ * Iterations stop when the relative primal-dual gap |(P - D)/P| falls below
+ * GapTolerance, or after MaximumNumberOfIterations (default 2000, which meets
+ * the default tolerance on the test volumes for lambda >= 2). A run with a
+ * tolerance that ends above it reports GetConverged() false and issues an
+ * itkWarningMacro saying so (GetReport().warnings holds the text).
+ * GapTolerance must be 0 or at least gpur::TVGapFloor of the pixel type and
+ * method (float: 2e-7, PDU 1e-6; double: 1e-12), where the rounding of the
+ * gap starts to dominate it.
+ *
+ * The result does not depend on the intensity scale: scaling the input by s
+ * and Lambda by 1/s scales the output by s, to rounding (the step balance of
+ * the solvers is set by Lambda, and the engine solves on the input divided by
+ * a power of two when its magnitude is outside [2^-20, 2^20]). A Lambda that
+ * the pixel type cannot represent for the input's intensities (Lambda *
+ * max|f| * voxel size above 1e12 in float, 1e100 in double, or below the
+ * inverse with a gap tolerance) is refused with an exception.
  *
  * Backends (SetBackend): CPU is the multithreaded reference; OpenCL runs on the
  * device selected by SetDevice (see gpur::SelectDevices; "" = $ITKGPUR_DEVICE,
@@ -29,7 +43,9 @@ namespace itk
  *
  * The output keeps the input's origin, spacing and direction. Progress is
  * reported every iteration and AbortGenerateData is honoured between
- * iterations; on abort or error the output holds no partial result.
+ * iterations; on abort or error the output holds no partial result. On OpenCL
+ * the host keeps at most about 0.2 s of iterations queued ahead of the device,
+ * so progress follows the finished work and an abort takes effect within that.
  *
  * Streaming (volumes larger than memory): the filter produces any requested
  * output region, so reader -> filter -> writer with
@@ -45,7 +61,7 @@ namespace itk
  * with the gap stop off (GetStreamedChunk() tells; GapTolerance 0 gives the
  * same result without streaming). When the halo spans the image
  * (MaximumNumberOfIterations + 2 >= its size on every axis, e.g. the default
- * 500 iterations on a 256^3 volume) streaming cannot save memory: every request
+ * 2000 iterations on a 1024^3 volume) streaming cannot save memory: every request
  * is widened to the whole image, solved once with the gap stop, as without
  * streaming. The cost of streaming is 2 (MaximumNumberOfIterations + 1)
  * recomputed slices per chunk, so it pays off only when the chunks are much
@@ -92,10 +108,13 @@ public:
   /** Default AcceleratedChambollePock. */
   itkSetEnumMacro(Algorithm, AlgorithmType);
   itkGetEnumMacro(Algorithm, AlgorithmType);
-  /** Default 500. */
+  /** The iteration budget; the gap stop usually ends a run earlier. Default 2000 (see the class documentation). */
   itkSetMacro(MaximumNumberOfIterations, unsigned int);
   itkGetConstMacro(MaximumNumberOfIterations, unsigned int);
-  /** Relative primal-dual gap at which to stop; 0 runs all iterations. Default 1e-4. */
+  /**
+   * Relative primal-dual gap at which to stop; 0 runs all iterations. Default
+   * 1e-4; otherwise at least gpur::TVGapFloor (float 2e-7, PDU 1e-6; double 1e-12).
+   */
   itkSetMacro(GapTolerance, double);
   itkGetConstMacro(GapTolerance, double);
   /** Iterations between gap evaluations. Default 10. */
@@ -193,7 +212,7 @@ protected:
 private:
   double m_Lambda{ 8.0 };
   AlgorithmType m_Algorithm{ AlgorithmType::AcceleratedChambollePock };
-  unsigned int m_MaximumNumberOfIterations{ 500 };
+  unsigned int m_MaximumNumberOfIterations{ gpur::TVParameters().maxIterations };
   double m_GapTolerance{ 1e-4 };
   unsigned int m_GapCheckInterval{ 10 };
   unsigned int m_PDUOffset{ 15 };

@@ -155,6 +155,10 @@ TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::GenerateData()
   m_Converged = m_Report.converged;
   m_ElapsedSeconds = m_Report.seconds;
   m_BackendUsed = m_Report.backend.Describe();
+  for (const std::string & warning : m_Report.warnings)
+  {
+    itkWarningMacro(<< warning); // e.g. not converged within MaximumNumberOfIterations
+  }
   this->UpdateProgress(1.0f);
 }
 
@@ -170,8 +174,8 @@ TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::PrintSelf(std::os
   os << indent << "GapCheckInterval: " << m_GapCheckInterval << std::endl;
   os << indent << "PDUOffset: " << m_PDUOffset << std::endl;
   os << indent << "ExchangeInterval: " << m_ExchangeInterval << std::endl;
-  os << indent << "DeviceMemoryLimit: " << m_DeviceMemoryLimit << (m_DeviceMemoryLimit ? " bytes" : " (90 % of the device)")
-     << std::endl;
+  os << indent << "DeviceMemoryLimit: " << m_DeviceMemoryLimit
+     << (m_DeviceMemoryLimit ? " bytes" : " (90 % of the device)") << std::endl;
   os << indent << "StreamRegions: " << m_Report.streamRegions << std::endl;
   os << indent << "Backend: " << gpur::ToString(m_Backend) << std::endl;
   os << indent << "Device: " << (m_Device.empty() ? "(default)" : m_Device) << std::endl;
@@ -181,6 +185,10 @@ TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::PrintSelf(std::os
   os << indent << "NumberOfIterations: " << m_NumberOfIterations << std::endl;
   os << indent << "RelativeGap: " << m_RelativeGap << std::endl;
   os << indent << "Converged: " << (m_Converged ? "yes" : "no") << std::endl;
+  for (const std::string & warning : m_Report.warnings)
+  {
+    os << indent << "Warning: " << warning << std::endl;
+  }
   os << indent << "ElapsedSeconds: " << m_ElapsedSeconds << std::endl;
 }
 

@@ -23,16 +23,17 @@ __kernel void tv_dual(__global const REAL * v,
     pz[i] = qz / n;
 }
 
-// u_new = a u + b f + c div p; ubar = u_new + theta (u_new - u) when writeBar.
-// With a data-term weight w (statistical TV: (lambda/2) sum (u-f)^2 / w), a, b, c
-// depend on the voxel: the prox (CP) gives a = w/(w + tau lambda),
-// b = tau lambda/(w + tau lambda), c = tau w/(w + tau lambda); the PDU
-// relaxation keeps a, b and has c = tau w / lambda (thesis eq. 3.11).
+// u_new = u + b (f - u) + c div p (= (1 - b) u + b f + c div p, exact where u = f);
+// ubar = u_new + theta (u_new - u) when writeBar.
+// With a data-term weight w (statistical TV: (lambda/2) sum (u-f)^2 / w), b, c
+// depend on the voxel: the prox (CP) gives b = tau lambda/(w + tau lambda),
+// c = tau w/(w + tau lambda); the PDU relaxation keeps b and has
+// c = tau w / lambda (thesis eq. 3.11).
 __kernel void tv_primal(__global const REAL * f, __global REAL * u, __global REAL * ubar,
                         __global const REAL * px, __global const REAL * py, __global const REAL * pz,
                         __global const REAL * w,
                         int nx, int ny, int nz, REAL3 ih,
-                        REAL a, REAL b, REAL c, REAL theta, int writeBar,
+                        REAL b, REAL c, REAL theta, int writeBar,
                         int weighted, int relaxation, REAL tau, REAL lambda)
 {
   const int x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
@@ -50,13 +51,12 @@ __kernel void tv_primal(__global const REAL * f, __global REAL * u, __global REA
     else
     {
       const REAL t = tau * lambda, den = wi + t;
-      a = wi / den;
       b = t / den;
       c = tau * wi / den;
     }
   }
   const REAL old = u[i];
-  const REAL next = a * old + b * f[i] + c * d;
+  const REAL next = old + b * (f[i] - old) + c * d;
   u[i] = next;
   if (writeBar)
     ubar[i] = next + theta * (next - old);

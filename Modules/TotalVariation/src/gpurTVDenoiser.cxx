@@ -6,6 +6,8 @@
 #include "gpurTVStepper.h"
 #include "gpurTVStreamStepper.h"
 #include "gpurStopwatch.h"
+#include "gpurTVScaling.h"
+#include "gpurTVSchedule.h"
 #include "gpurValidate.h"
 
 #include <algorithm>
@@ -13,6 +15,9 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <numeric>
+#include <sstream>
+#include <type_traits>
 
 namespace gpur
 {
@@ -78,9 +83,114 @@ namespace
 {
 
 /**
- * Fills P, D and the relative gap (P - D) / P. P >= D >= 0 in exact arithmetic.
- * For a (nearly) constant f, P is pure rounding noise, so the denominator has
- * a floor far below any real P: 1e-8 of P(0) = (lambda/2) ||f||^2.
+ * The exact rescaling the steppers work in (see gpurTVScaling.h): intensities
+ * divided by S = 2^intensity, spacings by H = 2^length. Substituting u = S v,
+ * f = S g and h = H h' in the ROF energy (grad = grad' / H, TV scales as S / H):
+ *   P(u) = (lambda/2) ||u - f||^2 + TV_h(u)
+ *        = (S / H) [ (lambda S H / 2) ||v - g||^2 + TV_h'(v) ],
+ * so v solves ROF on g with lambda S H (f -> f / s requires lambda -> lambda s),
+ * u = S v, and P, D are S / H times those of the working problem; the dual p
+ * is the same. The steps follow with TVStep::Scaled. S keeps the working
+ * intensities within [2^-20, 2^20] (S = 1 when they are, so the input is not
+ * copied), H brings the voxel size near 1; the step balance itself is set by
+ * lambda (TVIntensityUnit), not by S, so the iterates do not depend on S.
+ */
+struct TVWorkingScale
+{
+  int intensity = 0;
+  int length = 0;
+
+  Grid
+  Apply(const Grid & grid) const
+  {
+    Grid g = grid;
+    for (unsigned d = 0; d < 3; ++d)
+      g.spacing[d] = std::ldexp(grid.spacing[d], -length);
+    return g;
+  }
+  TVStep
+  Apply(const TVStep & step) const
+  {
+    return step.Scaled(intensity, length);
+  }
+  /** The sums of the working problem in the caller's units (fidelity S^2, TV and <f, div p> S / H, |div p|^2 1 / H^2).
+   */
+  TVEnergySums
+  ToCaller(const TVEnergySums & w) const
+  {
+    TVEnergySums s;
+    s.fidelity = std::ldexp(w.fidelity, 2 * intensity);
+    s.tv = std::ldexp(w.tv, intensity - length);
+    s.fDivP = std::ldexp(w.fDivP, intensity - length);
+    s.divPSquared = std::ldexp(w.divPSquared, -2 * length);
+    return s;
+  }
+};
+
+/** Intensities whose magnitude lies in [2^-20, 2^20] are solved as they are. */
+constexpr int kIntensityWindowExponent = 20;
+
+/**
+ * S from the intensities, or, for an all-zero image, from the intensity unit
+ * of the step balance (so that the steps stay O(1) whatever lambda is).
+ */
+TVWorkingScale
+ChooseWorkingScale(double maxAbs, const Grid & grid, double unit)
+{
+  TVWorkingScale scale;
+  const int e = maxAbs > 0.0 ? UnitExponent(maxAbs) : static_cast<int>(std::lround(std::log2(unit)));
+  scale.intensity = std::abs(e) > kIntensityWindowExponent ? e : 0;
+  scale.length = static_cast<int>(std::lround(std::log2(TVCharacteristicLength(grid))));
+  return scale;
+}
+
+/**
+ * The range of lambda max|f| l (l: TVCharacteristicLength), the intensities in
+ * units of the ROF intensity scale 1 / (lambda l), that the Real arithmetic of
+ * the solvers represents. The dual update squares sigma grad ubar, which
+ * grows as lambda max|f| l, and the dual energy squares div p, which shrinks
+ * as it (the dual at the solution is of the order of lambda l |u - f|); the
+ * square of either must stay within the normal range of Real with room for
+ * the 10^3..10^9 terms summed per work-group: float's 2^+-126 allows
+ * 10^+-12 with margin, double's 2^+-1022 10^+-100. Outside, lambda is either
+ * so large that TV changes nothing that Real represents, or so small that the
+ * result is the image's mean to within Real's rounding.
+ */
+template<typename Real>
+constexpr double kTVRangeLimit = std::is_same<Real, float>::value ? 1e12 : 1e100;
+
+/**
+ * Throws InvalidArgument when lambda max|f| l is above kTVRangeLimit, or, when
+ * the energies decide the result (a gap tolerance), below its inverse. The
+ * small side only costs the energies their accuracy, so runs without a gap
+ * stop (streamed chunks, rounds of ContinueTV, whose blocks may hold nothing
+ * but a faint background) are not refused for it.
+ */
+template<typename Real>
+void
+RequireRepresentable(double maxAbs, const Grid & grid, double lambda, bool energiesMatter)
+{
+  const double limit = kTVRangeLimit<Real>, l = TVCharacteristicLength(grid);
+  const double k = maxAbs * lambda * l;
+  if (maxAbs == 0.0 || ((k >= 1.0 / limit || !energiesMatter) && k <= limit))
+    return;
+  std::ostringstream message;
+  message << "lambda = " << lambda << " is outside the range a " << (sizeof(Real) == 4 ? "float" : "double")
+          << " solve represents for intensities up to " << maxAbs << ": lambda * max|f| * voxel size (" << l
+          << ") = " << k << " must lie in [" << 1.0 / limit << ", " << limit << "]; "
+          << (k > limit ? "above, TV changes nothing the pixel type represents (lower lambda)"
+                        : "below, TV flattens the image to its mean (raise lambda)")
+          << (sizeof(Real) == 4 ? ", or use double images, whose range is [1e-100, 1e100]" : "");
+  throw InvalidArgument(message.str());
+}
+
+/**
+ * Fills P, D and the relative gap (P - D) / P from the sums in the caller's
+ * units. P >= D in exact arithmetic; rounding can make the gap slightly
+ * negative, which is why convergence compares |gap| with the tolerance. For a
+ * (nearly) constant f, P is pure rounding noise, so the denominator has a floor
+ * far below any real P: 1e-8 of P(0) = (lambda/2) ||f||^2. Throws when the
+ * energies are not finite: the iterates left the range of the pixel type.
  */
 void
 SetEnergies(TVReport & report, const TVEnergySums & s, double lambda, double dataEnergy)
@@ -89,6 +199,44 @@ SetEnergies(TVReport & report, const TVEnergySums & s, double lambda, double dat
   report.dual = -s.fDivP - s.divPSquared / (2.0 * lambda);
   const double denominator = std::max(report.primal, 1e-8 * dataEnergy);
   report.relativeGap = denominator > 0.0 ? (report.primal - report.dual) / denominator : 0.0;
+  if (!std::isfinite(report.primal) || !std::isfinite(report.dual) || !std::isfinite(report.relativeGap))
+  {
+    std::ostringstream message;
+    message << "TV denoising: the primal-dual energies are not finite after " << report.iterations
+            << " iterations (P = " << report.primal << ", D = " << report.dual
+            << "): the iterates left the range of the pixel type; no result is returned";
+    throw Error(message.str());
+  }
+}
+
+/** Whether the gap meets a tolerance > 0: |gap| <= tolerance (a gap below -tolerance is no better). */
+bool
+WithinTolerance(double relativeGap, double tolerance)
+{
+  return tolerance > 0.0 && std::abs(relativeGap) <= tolerance;
+}
+
+/** The warning of a run with a gap tolerance that ended above it (see TVReport::warnings). */
+template<typename Real>
+std::string
+NonConvergenceWarning(const TVReport & report, const TVParameters & parameters)
+{
+  std::ostringstream message;
+  message << "TV denoising did not converge: ";
+  const double floor = TVGapFloor<Real>(parameters.algorithm);
+  if (report.relativeGap < -floor)
+  {
+    message << "the relative primal-dual gap is negative (" << report.relativeGap << ") beyond the rounding floor ("
+            << floor << ") after " << report.iterations << " iterations, so the energies are not "
+            << "accurate enough to judge convergence";
+  }
+  else
+  {
+    message << "the relative primal-dual gap is " << report.relativeGap << " > the tolerance "
+            << parameters.gapTolerance << " after " << report.iterations << " iterations (the maximum); raise the "
+            << "maximum number of iterations or the tolerance";
+  }
+  return message.str();
 }
 
 /** P(0) = (lambda/2) sum f^2 / w, the scale of the energies. */
@@ -111,13 +259,33 @@ MaxWeight(const Real * weight, std::size_t n)
   return weight ? static_cast<double>(*std::max_element(weight, weight + n)) : 1.0;
 }
 
+template<typename Real>
+double
+MeanWeight(const Real * weight, std::size_t n)
+{
+  return weight ? std::accumulate(weight, weight + n, 0.0) / static_cast<double>(n) : 1.0;
+}
+
+/** The checked arguments of a run and the working problem its stepper solves. */
+template<typename Real>
+struct TVRun
+{
+  ResolvedBackend backend;
+  TVWorkingScale scale;
+  Grid grid;                ///< the working grid (spacing / H)
+  const Real * f = nullptr; ///< the working input (f / S)
+  std::vector<Real> storage;
+  double maxWeight = 1.0;
+  double meanWeight = 1.0;
+};
+
 /** Runs iterations [first, first + count); with checkGap, stops early at the gap tolerance. */
 template<typename Real>
 void
 RunIterations(TVStepper<Real> & stepper,
               const TVParameters & parameters,
               const Grid & grid,
-              double maxWeight,
+              const TVRun<Real> & run,
               unsigned first,
               unsigned count,
               bool checkGap,
@@ -125,7 +293,7 @@ RunIterations(TVStepper<Real> & stepper,
               const IterationCallback & callback,
               TVReport & report)
 {
-  TVSchedule schedule(parameters, grid, maxWeight);
+  TVSchedule schedule(parameters, grid, run.maxWeight, run.meanWeight); // in the caller's units
   for (unsigned k = 0; k < first; ++k)
   {
     schedule.Next(k); // the accelerated schedule's steps depend on all earlier ones
@@ -133,7 +301,7 @@ RunIterations(TVStepper<Real> & stepper,
   const unsigned end = first + count;
   for (unsigned k = first; k < end; ++k)
   {
-    const TVStep step = schedule.Next(k);
+    const TVStep step = run.scale.Apply(schedule.Next(k));
     if (step.primalFirst)
     {
       stepper.Primal(step);
@@ -152,9 +320,9 @@ RunIterations(TVStepper<Real> & stepper,
     }
     if (checkGap && (k + 1) % parameters.gapCheckInterval == 0)
     {
-      SetEnergies(report, stepper.Energies(0, grid.size[2]), parameters.lambda, dataEnergy);
+      SetEnergies(report, run.scale.ToCaller(stepper.Energies(0, run.grid.size[2])), parameters.lambda, dataEnergy);
       report.gapHistory.emplace_back(k + 1, report.relativeGap);
-      if (report.relativeGap <= parameters.gapTolerance)
+      if (WithinTolerance(report.relativeGap, parameters.gapTolerance))
       {
         report.converged = true;
         return;
@@ -163,9 +331,12 @@ RunIterations(TVStepper<Real> & stepper,
   }
 }
 
-/** Checks the arguments every entry point shares and resolves the backend. */
+/**
+ * Checks the arguments every entry point shares, resolves the backend and sets
+ * up the working problem (the input scaled when its magnitude needs it).
+ */
 template<typename Real>
-ResolvedBackend
+TVRun<Real>
 PrepareRun(const Real * f,
            const Real * weight,
            const Grid & grid,
@@ -178,12 +349,33 @@ PrepareRun(const Real * f,
   {
     throw InvalidArgument("TV denoising: the input array must not be null");
   }
-  RequireFinite(f, grid.Count(), "the input image");
+  const double floor = TVGapFloor<Real>(parameters.algorithm);
+  if (parameters.gapTolerance > 0.0 && parameters.gapTolerance < floor)
+  {
+    std::ostringstream message;
+    message << "the gap tolerance " << parameters.gapTolerance << " is below what " << TVPrecisionName<Real>()
+            << " arithmetic reaches: the relative gap of " << ToString(parameters.algorithm) << " in "
+            << TVPrecisionName<Real>() << " stops following the exact one near " << floor
+            << " (its rounding floor); use a tolerance >= " << floor << ", 0 for a fixed number of iterations"
+            << (sizeof(Real) == 4 ? ", or double images" : "");
+    throw InvalidArgument(message.str());
+  }
+  const std::size_t n = grid.Count();
+  RequireFinite(f, n, "the input image");
   if (weight != nullptr)
   {
-    RequirePositiveFinite(weight, grid.Count(), "the data-term weight (noise variance)");
+    RequirePositiveFinite(weight, n, "the data-term weight (noise variance)");
   }
-  return ResolveBackend(execution, std::is_same<Real, double>::value);
+  const double maxAbs = MaxAbs(f, n);
+  RequireRepresentable<Real>(maxAbs, grid, parameters.lambda, parameters.gapTolerance > 0.0);
+  TVRun<Real> run;
+  run.backend = ResolveBackend(execution, std::is_same<Real, double>::value);
+  run.maxWeight = MaxWeight(weight, n);
+  run.meanWeight = MeanWeight(weight, n);
+  run.scale = ChooseWorkingScale(maxAbs, grid, TVIntensityUnit(parameters, grid, run.meanWeight));
+  run.grid = run.scale.Apply(grid);
+  run.f = ScaledByPowerOfTwo(f, n, run.scale.intensity, run.storage);
+  return run;
 }
 
 /**
@@ -230,6 +422,22 @@ MakeStepper(const Real * f,
 } // namespace
 
 template<typename Real>
+double
+TVGapFloor(TVAlgorithm algorithm)
+{
+  if (!std::is_same<Real, float>::value)
+    return 1e-12;
+  return algorithm == TVAlgorithm::PDU ? 1e-6 : 2e-7;
+}
+
+template<typename Real>
+const char *
+TVPrecisionName()
+{
+  return std::is_same<Real, float>::value ? "float32" : "float64";
+}
+
+template<typename Real>
 TVReport
 DenoiseWeightedTV(const Real * f,
                   const Real * weight,
@@ -240,7 +448,8 @@ DenoiseWeightedTV(const Real * f,
                   const IterationCallback & callback)
 {
   TVReport report;
-  report.backend = PrepareRun(f, weight, grid, parameters, execution);
+  TVRun<Real> run = PrepareRun(f, weight, grid, parameters, execution);
+  report.backend = run.backend;
   if (u == nullptr)
   {
     throw InvalidArgument("DenoiseTV: the output array must not be null");
@@ -249,30 +458,27 @@ DenoiseWeightedTV(const Real * f,
   TranslateCLErrors(
     [&]
     {
-      const auto stepper = MakeStepper(f, weight, grid, parameters, report.backend, execution);
+      const auto stepper = MakeStepper(run.f, weight, run.grid, parameters, report.backend, execution);
       report.streamRegions = stepper->StreamRegions();
       stepper->Initialize();
       const bool checkGap = parameters.gapCheckInterval > 0 && parameters.gapTolerance > 0.0;
       const double dataEnergy = DataEnergy(f, weight, grid.Count(), parameters.lambda);
-      RunIterations(*stepper,
-                    parameters,
-                    grid,
-                    MaxWeight(weight, grid.Count()),
-                    0,
-                    parameters.maxIterations,
-                    checkGap,
-                    dataEnergy,
-                    callback,
-                    report);
+      RunIterations(
+        *stepper, parameters, grid, run, 0, parameters.maxIterations, checkGap, dataEnergy, callback, report);
       if (!report.converged)
       {
-        SetEnergies(report, stepper->Energies(0, grid.size[2]), parameters.lambda, dataEnergy);
-        report.converged = parameters.gapTolerance > 0.0 && report.relativeGap <= parameters.gapTolerance;
+        SetEnergies(report, run.scale.ToCaller(stepper->Energies(0, run.grid.size[2])), parameters.lambda, dataEnergy);
+        report.converged = WithinTolerance(report.relativeGap, parameters.gapTolerance);
       }
       HostTVState<Real> output;
       output.view.u = u;
-      stepper->Store(output, 0, grid.size[2]); // the only write to u: never half-written
+      stepper->Store(output, 0, run.grid.size[2]); // the only write to u: never half-written
+      MultiplyByPowerOfTwo(u, grid.Count(), run.scale.intensity);
     });
+  if (parameters.gapTolerance > 0.0 && !report.converged)
+  {
+    report.warnings.push_back(NonConvergenceWarning<Real>(report, parameters));
+  }
   report.seconds = stopwatch.Seconds();
   return report;
 }
@@ -315,26 +521,52 @@ ContinueTV(const Real * f,
            const IterationCallback & callback)
 {
   TVReport report;
-  report.backend = PrepareRun(f, weight, grid, parameters, execution);
+  TVRun<Real> run = PrepareRun(f, weight, grid, parameters, execution);
+  report.backend = run.backend;
   if (state.u == nullptr || state.p == nullptr || (state.bar == nullptr && parameters.algorithm != TVAlgorithm::PDU))
   {
     throw InvalidArgument(std::string("ContinueTV: the state needs u, p") +
                           (parameters.algorithm != TVAlgorithm::PDU ? " and ubar" : "") + " arrays");
   }
-  RequireFinite(state.u, grid.Count(), "the state u");
+  const std::size_t n = grid.Count();
+  RequireFinite(state.u, n, "the state u");
   report.primal = report.dual = report.relativeGap = std::numeric_limits<double>::quiet_NaN();
   const Stopwatch stopwatch;
   TranslateCLErrors(
     [&]
     {
-      const auto stepper = MakeStepper(f, weight, grid, parameters, report.backend, execution);
+      const auto stepper = MakeStepper(run.f, weight, run.grid, parameters, report.backend, execution);
       report.streamRegions = stepper->StreamRegions();
+      // The working state: u and ubar divided by S like f (exact), p as it is.
+      const int e = run.scale.intensity;
+      std::vector<Real> u, bar;
       HostTVState<Real> host;
       host.view = state;
-      stepper->Load(AsConst(host), 0, grid.size[2]);
-      RunIterations(
-        *stepper, parameters, grid, MaxWeight(weight, grid.Count()), first, count, false, 0.0, callback, report);
-      stepper->Store(host, 0, grid.size[2]);
+      if (e != 0)
+      {
+        u.assign(state.u, state.u + n);
+        MultiplyByPowerOfTwo(u.data(), n, -e);
+        host.view.u = u.data();
+        if (state.bar != nullptr)
+        {
+          bar.assign(state.bar, state.bar + n);
+          MultiplyByPowerOfTwo(bar.data(), n, -e);
+          host.view.bar = bar.data();
+        }
+      }
+      stepper->Load(AsConst(host), 0, run.grid.size[2]);
+      RunIterations(*stepper, parameters, grid, run, first, count, false, 0.0, callback, report);
+      stepper->Store(host, 0, run.grid.size[2]);
+      if (e != 0) // the caller's state only now, after a successful run
+      {
+        MultiplyByPowerOfTwo(u.data(), n, e);
+        std::copy(u.begin(), u.end(), state.u);
+        if (state.bar != nullptr)
+        {
+          MultiplyByPowerOfTwo(bar.data(), n, e);
+          std::copy(bar.begin(), bar.end(), state.bar);
+        }
+      }
     });
   report.seconds = stopwatch.Seconds();
   return report;
@@ -360,6 +592,8 @@ ROFObjective(const Real * f, const Real * u, const Grid & grid, double lambda)
 }
 
 #define GPUR_INSTANTIATE_TV(Real)                                                                                      \
+  template double TVGapFloor<Real>(TVAlgorithm);                                                                       \
+  template const char * TVPrecisionName<Real>();                                                                       \
   template TVReport DenoiseTV(                                                                                         \
     const Real *, Real *, const Grid &, const TVParameters &, const ExecutionOptions &, const IterationCallback &);    \
   template TVReport DenoiseWeightedTV(const Real *,                                                                    \

@@ -6,6 +6,7 @@
 #include "gpurStopwatch.h"
 
 #include "gpurTVGDStepper.h"
+#include "gpurTVScaling.h"
 #include "gpurValidate.h"
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include <limits>
 #include <memory>
 #include <sstream>
+#include <vector>
 
 namespace gpur
 {
@@ -201,6 +203,34 @@ MakeStepper(const Real * f,
     f, grid, constants, execution.parallelFor ? execution.parallelFor : MakeThreadParallelFor());
 }
 
+/** Throws when a norm of the descent is not finite: u left the range of the pixel type. */
+void
+RequireFiniteDescent(double value, const char * what, unsigned iterations)
+{
+  if (!std::isfinite(value))
+  {
+    throw Error(std::string("TV gradient descent: ") + what + " is not finite after " + std::to_string(iterations) +
+                " iterations: u left the range of the pixel type (is the step lambda far larger than the "
+                "image's intensities?); no result is returned");
+  }
+}
+
+/**
+ * The parameters in the units of the working image f / 2^e (see gpurTVScaling.h):
+ * the step, delta and the target residual are intensities (per length for
+ * delta) and scale with it. The flux's epsilon does not, so normalising makes
+ * the descent scale-covariant: (s f, s lambda, s delta) gives s u.
+ */
+TVGDParameters
+WorkingParameters(const TVGDParameters & parameters, int e)
+{
+  TVGDParameters w = parameters;
+  w.lambda = std::ldexp(parameters.lambda, -e);
+  w.delta = std::ldexp(parameters.delta, -e);
+  w.targetResidual = std::ldexp(parameters.targetResidual, -e);
+  return w;
+}
+
 /** The iterations of one run on a stepper holding u; fills the report. */
 template<typename Real>
 void
@@ -226,7 +256,8 @@ Iterate(TVGDStepper<Real> & stepper,
   for (unsigned k = 0; k < parameters.iterations; ++k)
   {
     report.gradientNorm = std::sqrt(stepper.Gradient(0, slices));
-    if (!(report.gradientNorm > 0.0))
+    RequireFiniteDescent(report.gradientNorm, "the TV gradient norm", report.iterations);
+    if (report.gradientNorm == 0.0)
     {
       // du = 0: u is a stationary point of TV (e.g. constant); further iterations change nothing.
       report.stationary = true;
@@ -239,6 +270,7 @@ Iterate(TVGDStepper<Real> & stepper,
     if (withResidual)
     {
       report.residual = std::sqrt(r2);
+      RequireFiniteDescent(report.residual, "the residual ||u - f||", report.iterations);
     }
     if (callback && !callback(k + 1, parameters.iterations))
     {
@@ -264,22 +296,31 @@ Run(const Real * f,
 {
   TVGDReport report;
   report.backend = PrepareRun(f, u, grid, parameters, execution, continueFromU);
+  const std::size_t n = grid.Count();
+  // Solve on f / 2^e in [-1, 1] (exact; e depends on f only, so continued runs agree bit for bit).
+  const int e = UnitExponent(MaxAbs(f, n));
+  std::vector<Real> scaledF, scaledU;
+  const Real * g = ScaledByPowerOfTwo(f, n, e, scaledF);
+  const TVGDParameters working = WorkingParameters(parameters, e);
   const Stopwatch stopwatch;
   TranslateCLErrors(
     [&]
     {
-      const auto stepper = MakeStepper(f, grid, parameters, report.backend, execution);
+      const auto stepper = MakeStepper(g, grid, working, report.backend, execution);
       if (continueFromU)
       {
-        stepper->Load(u, 0, grid.size[2]);
+        stepper->Load(ScaledByPowerOfTwo(u, n, e, scaledU), 0, grid.size[2]);
       }
       else
       {
         stepper->Initialize();
       }
-      Iterate(*stepper, grid, parameters, continueFromU, callback, report);
+      Iterate(*stepper, grid, working, continueFromU, callback, report);
       stepper->Store(u, 0, grid.size[2]); // the only write to u: never half-written
+      MultiplyByPowerOfTwo(u, n, e);
     });
+  report.stepLength = parameters.StepLength(grid);
+  report.residual = std::ldexp(report.residual, e);
   report.seconds = stopwatch.Seconds();
   return report;
 }

@@ -40,10 +40,9 @@ struct TVEnergySums
 template<typename Real>
 struct TVPrimalCoefficients
 {
-  Real a, b, c;
+  Real b, c;
   TVPrimalCoefficients(const TVStep & step)
-    : a(static_cast<Real>(step.a))
-    , b(static_cast<Real>(step.b))
+    : b(static_cast<Real>(step.b))
     , c(static_cast<Real>(step.c))
   {
   }
@@ -60,7 +59,6 @@ struct TVPrimalCoefficients
     else
     {
       const Real t = tau * lambda, den = w + t;
-      k.a = w / den;
       k.b = t / den;
       k.c = tau * w / den;
     }

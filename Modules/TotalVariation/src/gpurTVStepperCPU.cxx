@@ -75,7 +75,7 @@ public:
         const Real d = BackwardDivergence(m_Px.data(), m_Py.data(), m_Pz.data(), m_Geometry, x, y, z, i);
         const auto k = m_W ? TVPrimalCoefficients<Real>::Weighted(plain, step, m_W[i]) : plain;
         const Real old = m_U[i];
-        const Real next = k.a * old + k.b * m_F[i] + k.c * d;
+        const Real next = old + k.b * (m_F[i] - old) + k.c * d;
         m_U[i] = next;
         if (writeBar)
           m_Bar[i] = next + theta * (next - old);

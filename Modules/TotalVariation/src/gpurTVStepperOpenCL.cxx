@@ -1,5 +1,6 @@
 // OpenCL backend of the TV engine with the whole state in device memory: the
 // host only enqueues kernels and reads the energy partials at gap checks.
+#include "gpurQueueThrottle.h"
 #include "gpurTVDeviceKernels.h"
 
 namespace gpur
@@ -60,6 +61,12 @@ public:
     m_Kernels.Primal(Queue(), m_State, m_Grid, m_Range, step);
   }
 
+  void
+  EndIteration() override
+  {
+    m_Throttle.Step(Queue()); // progress and abort follow the device (see QueueThrottle)
+  }
+
   TVEnergySums
   Energies(std::size_t firstSlice, std::size_t slices) override
   {
@@ -105,6 +112,7 @@ private:
   const ImageRange m_Range;
   TVDeviceKernels<Real> m_Kernels;
   TVDeviceState<Real> m_State;
+  QueueThrottle m_Throttle;
 };
 
 } // namespace

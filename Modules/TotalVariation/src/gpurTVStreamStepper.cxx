@@ -301,7 +301,11 @@ private:
     for (std::size_t r = 0; r < m_Regions.size(); ++r)
       if (advance || (energies && Overlaps(m_Regions[r], e0, e1)))
         regions.push_back(r);
-    while (m_InFlight.size() >= 2) // keeps the host (progress, abort) at most one pass ahead
+    // The previous pass must be done before this one is queued: the host (progress,
+    // abort) stays within one pass of the device. It costs nothing measurable: this
+    // pass's first upload waits on the transfer queue for the previous pass's last
+    // download anyway.
+    while (!m_InFlight.empty())
     {
       m_InFlight.front().wait();
       m_InFlight.pop_front();

@@ -52,7 +52,8 @@ PlanTVStream(const Grid & grid,
  * back, so the result equals the in-memory stepper's (the halo argument of the
  * slabs). Two region buffers and two queues overlap the transfers of one region
  * with the kernels of the next; events order them, the host waits only when it
- * needs the state (Store, Load, Energies) or when two passes are in flight.
+ * needs the state (Store, Load, Energies) and before it queues a pass while
+ * the previous one is unfinished (progress and abort follow the device).
  */
 template<typename Real>
 std::unique_ptr<TVStepper<Real>>

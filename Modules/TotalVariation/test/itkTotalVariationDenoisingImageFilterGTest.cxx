@@ -1,16 +1,21 @@
 // Tests of the ITK adapter: metadata, spacing, backends, progress, abort and errors.
 #include "itkTotalVariationDenoisingImageFilter.h"
 
+#include "gpurDevice.h"
 #include "gpurMetrics.h"
 #include "gpurPhantom.h"
 #include "itkCommand.h"
 #include "itkImageRegionIterator.h"
+#include "itkOutputWindow.h"
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <string>
+#include <vector>
 
 namespace
 {
@@ -62,6 +67,62 @@ Pixels(const TImage * image)
 using Image2F = itk::Image<float, 2>;
 using Image3F = itk::Image<float, 3>;
 using Image3D = itk::Image<double, 3>;
+
+/** ITK's output window replaced by one that keeps the warnings, for the lifetime of the object. */
+class WarningRecorder : public itk::OutputWindow
+{
+public:
+  ITK_DISALLOW_COPY_AND_MOVE(WarningRecorder);
+  using Self = WarningRecorder;
+  using Pointer = itk::SmartPointer<Self>;
+  itkNewMacro(Self);
+
+  std::vector<std::string> warnings;
+
+  void
+  DisplayWarningText(const char * text) override
+  {
+    warnings.emplace_back(text);
+  }
+  void
+  DisplayText(const char *) override
+  {
+  }
+
+protected:
+  WarningRecorder() = default;
+};
+
+/** Installs a WarningRecorder while it lives (and the warning display). */
+class RecordWarnings
+{
+public:
+  RecordWarnings()
+    : m_Previous(itk::OutputWindow::GetInstance())
+    , m_Display(itk::Object::GetGlobalWarningDisplay())
+  {
+    itk::OutputWindow::SetInstance(m_Recorder);
+    itk::Object::GlobalWarningDisplayOn();
+  }
+  ~RecordWarnings()
+  {
+    itk::OutputWindow::SetInstance(m_Previous);
+    itk::Object::SetGlobalWarningDisplay(m_Display);
+  }
+  RecordWarnings(const RecordWarnings &) = delete;
+  RecordWarnings &
+  operator=(const RecordWarnings &) = delete;
+  const std::vector<std::string> &
+  Warnings() const
+  {
+    return m_Recorder->warnings;
+  }
+
+private:
+  WarningRecorder::Pointer m_Recorder = WarningRecorder::New();
+  itk::OutputWindow::Pointer m_Previous;
+  bool m_Display;
+};
 
 } // namespace
 
@@ -218,6 +279,94 @@ TEST(TotalVariationFilter, ProgressEveryIterationAndAbort)
   EXPECT_EQ(aborting->GetOutput()->GetBufferPointer(), nullptr) << "no partial output";
 }
 
+TEST(TotalVariationFilter, NonConvergenceIsAnITKWarning)
+{
+  auto input = MakeNoisyImage<Image2F>(32);
+  auto filter = itk::TotalVariationDenoisingImageFilter<Image2F>::New();
+  filter->SetInput(input);
+  filter->SetBackend(gpur::Backend::CPU);
+  filter->SetLambda(4.0);
+  filter->SetMaximumNumberOfIterations(20); // far too few for the default tolerance 1e-4
+  {
+    const RecordWarnings record;
+    filter->Update();
+    ASSERT_EQ(record.Warnings().size(), 1u);
+    EXPECT_NE(record.Warnings()[0].find("TV denoising did not converge: the relative primal-dual gap is"),
+              std::string::npos)
+      << record.Warnings()[0];
+    EXPECT_NE(record.Warnings()[0].find("after 20 iterations (the maximum)"), std::string::npos);
+  }
+  EXPECT_FALSE(filter->GetConverged());
+  EXPECT_GT(filter->GetRelativeGap(), 1e-4);
+  ASSERT_EQ(filter->GetReport().warnings.size(), 1u);
+  std::ostringstream printed;
+  filter->Print(printed);
+  EXPECT_NE(printed.str().find("Warning: TV denoising did not converge"), std::string::npos);
+
+  // The default budget (2000) is enough here: converged, no warning; GapTolerance 0 claims nothing.
+  filter->SetMaximumNumberOfIterations(2000);
+  EXPECT_EQ(filter->GetMaximumNumberOfIterations(),
+            itk::TotalVariationDenoisingImageFilter<Image2F>::New()->GetMaximumNumberOfIterations());
+  {
+    const RecordWarnings record;
+    filter->Update();
+    EXPECT_TRUE(filter->GetConverged());
+    EXPECT_TRUE(record.Warnings().empty());
+    filter->SetGapTolerance(0.0);
+    filter->SetMaximumNumberOfIterations(20);
+    filter->Update();
+    EXPECT_FALSE(filter->GetConverged());
+    EXPECT_TRUE(record.Warnings().empty());
+  }
+}
+
+TEST(TotalVariationFilter, AbortOnOpenCLTakesEffectWithinASecond)
+{
+  // AbortGenerateData set 0.5 s into a run of minutes (2000 iterations of 96 x 96 x 64);
+  // before, the host had queued every iteration by then and the flag was never looked at.
+  if (!gpur::HaveOpenCLDevice())
+    GTEST_SKIP() << "no OpenCL device";
+  using Clock = std::chrono::steady_clock;
+  auto input = Image3F::New();
+  input->SetRegions(Image3F::SizeType{ { 96, 96, 64 } });
+  input->Allocate();
+  const auto noisy = gpur::AddGaussianNoise(gpur::SheppLoganPhantom(gpur::MakeGrid3D(96, 96, 64)), 0.1, 3);
+  std::copy(noisy.begin(), noisy.end(), input->GetBufferPointer());
+  auto filter = itk::TotalVariationDenoisingImageFilter<Image3F>::New();
+  filter->SetInput(input);
+  filter->SetBackend(gpur::Backend::OpenCL);
+  filter->SetGapTolerance(0.0);
+  filter->SetMaximumNumberOfIterations(2000);
+  struct State
+  {
+    itk::ProcessObject * filter;
+    Clock::time_point start;
+    Clock::time_point requested;
+    float progress = 0.0f;
+  } state{ filter.GetPointer(), Clock::now(), Clock::time_point(), 0.0f };
+  auto stop = itk::CStyleCommand::New();
+  stop->SetClientData(&state);
+  stop->SetCallback(
+    [](itk::Object *, const itk::EventObject &, void * data)
+    {
+      auto & s = *static_cast<State *>(data);
+      if (!s.filter->GetAbortGenerateData() && Clock::now() - s.start > std::chrono::milliseconds(500))
+      {
+        s.requested = Clock::now();
+        s.progress = s.filter->GetProgress();
+        s.filter->AbortGenerateDataOn();
+      }
+    });
+  filter->AddObserver(itk::ProgressEvent(), stop);
+  state.start = Clock::now();
+  EXPECT_THROW(filter->Update(), itk::ProcessAborted);
+  const double latency = std::chrono::duration<double>(Clock::now() - state.requested).count();
+  EXPECT_GT(state.progress, 0.0f) << "the request came during the run";
+  EXPECT_LT(state.progress, 0.5f) << "progress follows the device, not the host's queueing";
+  EXPECT_LT(latency, 1.0);
+  EXPECT_EQ(filter->GetOutput()->GetBufferPointer(), nullptr) << "no partial output";
+}
+
 TEST(TotalVariationFilter, BadInputThrowsITKExceptions)
 {
   auto expectMessage = [](itk::ProcessObject * filter, const std::string & text)
@@ -241,6 +390,12 @@ TEST(TotalVariationFilter, BadInputThrowsITKExceptions)
   filter->SetMaximumNumberOfIterations(0);
   expectMessage(filter, "iterations");
   filter->SetMaximumNumberOfIterations(10);
+  filter->SetLambda(1e40); // before: an all-NaN output reported as converged with gap 0
+  expectMessage(filter, "lambda = 1e+40 is outside the range a float solve represents");
+  filter->SetLambda(5.0);
+  filter->SetGapTolerance(1e-9);
+  expectMessage(filter, "the gap tolerance 1e-09 is below what float32 arithmetic reaches");
+  filter->SetGapTolerance(1e-4);
 
   input->SetPixel({ { 2, 3 } }, std::nanf(""));
   input->Modified();

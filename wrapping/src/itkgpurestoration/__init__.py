@@ -10,7 +10,7 @@ descent), ``solve_poisson`` and ``PoissonSolver`` (PSCR direct solver of
 
 from ._chunked import denoise_tv_dask
 from ._core import Aborted
-from ._denoise import denoise_tv, lam_from_skimage_weight
+from ._denoise import ConvergenceWarning, denoise_tv, lam_from_skimage_weight
 from ._devices import list_devices
 from ._phantom import CTPhantom, make_ct_phantom
 from ._poisson import PoissonSolver, solve_poisson
@@ -19,6 +19,7 @@ from ._statistical import denoise_statistical_tv
 __all__ = [
     "Aborted",
     "CTPhantom",
+    "ConvergenceWarning",
     "PoissonSolver",
     "denoise_statistical_tv",
     "denoise_tv",

@@ -15,7 +15,20 @@ import functools
 import numpy as np
 
 from . import _core
-from ._denoise import compute_dtype, positive_int, resolve_lam
+from ._denoise import compute_dtype, positive_int, resolve_lam, spacing_tuple
+
+
+def _require_finite(block, block_info=None):
+    """The block itself; ValueError with the index in the whole array of its first NaN/Inf."""
+    bad = ~np.isfinite(block)
+    if bad.any():
+        local = np.unravel_index(int(np.argmax(bad)), block.shape)
+        origin = [start for start, _ in block_info[0]["array-location"]]
+        index = tuple(int(o + i) for o, i in zip(origin, local))
+        raise ValueError(
+            f"the input image holds a non-finite value ({block[local]}) at index {index}; NaN and Inf are not allowed"
+        )
+    return block
 
 
 def _round(block, *, spacing, lam, algorithm, first, count, backend, device):
@@ -87,9 +100,7 @@ def denoise_tv_dask(
     if image.ndim not in (2, 3):
         raise ValueError(f"image must be 2D or 3D, got {image.ndim} dimensions (shape {image.shape})")
     dtype = compute_dtype(image.dtype)
-    spacing = (1.0,) * image.ndim if spacing is None else tuple(float(s) for s in spacing)
-    if len(spacing) != image.ndim:
-        raise ValueError(f"spacing needs {image.ndim} values, got {len(spacing)}")
+    spacing = (1.0,) * image.ndim if spacing is None else spacing_tuple(spacing, image.ndim)
 
     depth = {0: 0}
     for axis, sizes in enumerate(image.chunks):
@@ -100,7 +111,9 @@ def denoise_tv_dask(
                 "use larger chunks or a smaller round_length"
             )
 
-    f = image.astype(dtype)
+    # Checked per input chunk, so that an error names the index in the whole array
+    # (the engine sees padded blocks and would name an index in one of them).
+    f = image.astype(dtype).map_blocks(_require_finite, dtype=dtype)
     zeros = da.zeros_like(f)
     # The state travels as one stacked array so that one map_overlap exchanges all of it.
     state = da.stack([f, f, f] + [zeros] * image.ndim, axis=0).rechunk({0: -1})

@@ -19,6 +19,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <exception>
 #include <memory>
@@ -47,6 +48,7 @@ ReportToDict(const gpur::TVReport & report)
   d["seconds"] = report.seconds;
   d["gap_history"] = report.gapHistory;
   d["stream_regions"] = report.streamRegions;
+  d["warnings"] = report.warnings;
   return d;
 }
 
@@ -99,31 +101,52 @@ Execution(const std::string & backend, const std::string & device, std::uint64_t
  * for each call. A Python exception raised by the callback is kept and
  * re-raised after the engine has unwound (through gpur::Aborted), so it reaches
  * the caller as is.
+ *
+ * Ctrl-C: while the solve runs without the GIL, Python's SIGINT handler only
+ * sets a flag; the callback runs the pending handlers (PyErr_CheckSignals,
+ * which acts in the main thread only) after every iteration with a progress
+ * callable, else at most every 0.1 s, so a KeyboardInterrupt (or whatever a
+ * user's signal handler raises) aborts the solve and is raised in its place.
+ * The engines' steppers keep the OpenCL queue within about 0.2 s of the host,
+ * so the solve stops within about a second.
  */
 template<typename Solve>
 void
 SolveWithProgress(const py::object & progress, const Solve & solve)
 {
+  using Clock = std::chrono::steady_clock;
+  static constexpr std::chrono::milliseconds kSignalCheckInterval{ 100 };
   std::exception_ptr callbackError;
-  gpur::IterationCallback callback;
-  if (!progress.is_none())
+  Clock::time_point lastCheck = Clock::now();
+  const gpur::IterationCallback callback = [&progress, &callbackError, &lastCheck](unsigned done, unsigned maximum)
   {
-    callback = [&progress, &callbackError](unsigned done, unsigned maximum)
+    const bool report = !progress.is_none();
+    if (!report && Clock::now() - lastCheck < kSignalCheckInterval)
     {
-      py::gil_scoped_acquire gil;
-      try
+      return true;
+    }
+    lastCheck = Clock::now();
+    py::gil_scoped_acquire gil;
+    try
+    {
+      if (PyErr_CheckSignals() != 0)
       {
-        const py::object result = progress(done, maximum);
-        // None (no return statement) continues; False or another falsy value aborts.
-        return result.is_none() || py::bool_(result);
+        throw py::error_already_set();
       }
-      catch (...)
+      if (!report)
       {
-        callbackError = std::current_exception();
-        return false;
+        return true;
       }
-    };
-  }
+      const py::object result = progress(done, maximum);
+      // None (no return statement) continues; False or another falsy value aborts.
+      return result.is_none() || py::bool_(result);
+    }
+    catch (...)
+    {
+      callbackError = std::current_exception();
+      return false;
+    }
+  };
   {
     py::gil_scoped_release release;
     try
@@ -386,10 +409,10 @@ ContinueTV(py::array_t<Real, py::array::c_style> state,
   view.u = data + n;
   view.bar = data + 2 * n;
   view.p = data + 3 * n;
-  {
-    py::gil_scoped_release release;
-    gpur::ContinueTV<Real>(data, nullptr, grid, parameters, first, count, view, execution);
-  }
+  SolveWithProgress(py::none(),
+                    [&](const gpur::IterationCallback & callback) {
+                      gpur::ContinueTV<Real>(data, nullptr, grid, parameters, first, count, view, execution, callback);
+                    });
   return out;
 }
 
@@ -641,6 +664,8 @@ PYBIND11_MODULE(_core, m)
 
   DefineEngine<float>(m, "float32");
   DefineEngine<double>(m, "float64");
+  m.attr("TV_DEFAULT_MAX_ITERATIONS") = gpur::TVParameters().maxIterations;
+  m.attr("TV_DEFAULT_TOLERANCE") = gpur::TVParameters().gapTolerance;
   DefinePoissonPlan<float>(m, "float32");
   DefinePoissonPlan<double>(m, "float64");
   m.def("list_devices", &ListDevices, "Every OpenCL device, as dicts");

@@ -1,0 +1,23 @@
+# cmake -DTOOL=<program> -DARGS=<a|b|c> -DOUTPUT=<file> -DMESSAGE=<regex> -P ExpectWarning.cmake
+# Runs TOOL with ARGS ("|"-separated) and fails unless it exits with 0, writes
+# OUTPUT, and prints a stderr line "itkgpurestoration-tv: warning: <text>" whose
+# text matches MESSAGE (a run that did what was asked but whose result the user
+# must be told about, e.g. not converged within the iteration budget).
+foreach(v TOOL ARGS OUTPUT MESSAGE)
+  if(NOT DEFINED ${v})
+    message(FATAL_ERROR "ExpectWarning.cmake: -D${v}=... is required")
+  endif()
+endforeach()
+string(REPLACE "|" ";" args "${ARGS}")
+file(REMOVE "${OUTPUT}")
+execute_process(COMMAND "${TOOL}" ${args} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message(STATUS "exit code: ${rc}\nstderr: ${err}")
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "expected exit code 0")
+endif()
+if(NOT err MATCHES "(^|\n)itkgpurestoration-tv: warning: ${MESSAGE}")
+  message(FATAL_ERROR "expected a stderr line 'itkgpurestoration-tv: warning: ' matching '${MESSAGE}'")
+endif()
+if(NOT EXISTS "${OUTPUT}")
+  message(FATAL_ERROR "no output ${OUTPUT}")
+endif()
