@@ -111,13 +111,15 @@ CheckedSolve(Exec & exec, const CheckedSolveSettings & s, std::atomic<bool> & in
   unsigned steps = 0;
   if (!narrow || !(s.precision == PSCRPrecision::Double || inDouble.load()))
   {
-    const RefinementOutcome out = exec.Solve(settings);
+    RefinementOutcome out = exec.Solve(settings);
     if (out.reached)
       return finish(out, out.steps, false);
-    if (!narrow || s.precision == PSCRPrecision::Scalar)
+    // A tolerance below the floor cannot be met by any result in this type,
+    // however it is computed: no solve in double for it.
+    const bool belowFloor = s.tolerance > 0 && s.tolerance < out.floor;
+    if (!narrow || s.precision == PSCRPrecision::Scalar || belowFloor)
       ThrowShortOfTarget<Scalar>(out, false, s);
     steps = out.steps;
-    inDouble = true; // the operator needs double: later solves go there directly
   }
   if constexpr (narrow)
   {
@@ -129,9 +131,12 @@ CheckedSolve(Exec & exec, const CheckedSolveSettings & s, std::atomic<bool> & in
     wide.tolerance = 0.25 * s.tolerance;
     steps += exec.SolveWide(wide).steps;
     settings.maxSteps = 0;
-    const RefinementOutcome out = exec.Check(settings);
+    RefinementOutcome out = exec.Check(settings);
+    out.steps = steps; // the report and the message count every step taken
     if (!out.reached)
       ThrowShortOfTarget<Scalar>(out, true, s);
+    if (s.precision == PSCRPrecision::Automatic)
+      inDouble = true; // the operator needs double: later solves go there directly
     return finish(out, steps, true);
   }
   return report; // not reached: double data return or throw above

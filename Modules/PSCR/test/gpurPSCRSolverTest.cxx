@@ -6,6 +6,7 @@
 // 3D; indefinite operators with the refinement step (q = 2 and 4, random f);
 // singular pure-Neumann Poisson; plan reuse, aliasing, threads; input checks.
 #include "gpurError.h"
+#include "gpurPSCRCheckedSolve.h"
 #include "gpurPSCRSolver.h"
 #include "gpurPSCRTesting.h"
 #include "gpurSeparableProblems.h"
@@ -14,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <complex>
 #include <cstdio>
@@ -672,4 +674,90 @@ TEST(PSCRSolver, RejectsBadInput)
   expectMessage([&] { solver.Solve(f.data(), u.data()); }, "right-hand side f holds a non-finite value at index 7");
   expectMessage([&] { solver.Solve(nullptr, u.data()); }, "null");
   expectMessage([&] { solver.Levels(0); }, "not reduced");
+}
+
+namespace
+{
+
+// A scripted checked solve (gpurPSCRCheckedSolve.h): each step returns a given outcome.
+struct ScriptedSolve
+{
+  gpur::pscr::RefinementOutcome solve, wide, check;
+  double
+  Prepare()
+  {
+    return 0;
+  }
+  gpur::pscr::RefinementOutcome
+  Solve(const gpur::pscr::RefinementSettings &)
+  {
+    return solve;
+  }
+  gpur::pscr::RefinementOutcome
+  SolveWide(const gpur::pscr::RefinementSettings &)
+  {
+    return wide;
+  }
+  gpur::pscr::RefinementOutcome
+  Check(const gpur::pscr::RefinementSettings &)
+  {
+    return check;
+  }
+};
+
+gpur::pscr::RefinementOutcome
+Outcome(double residual, double floor, unsigned steps, bool reached)
+{
+  gpur::pscr::RefinementOutcome o;
+  o.relativeResidual = residual;
+  o.floor = floor;
+  o.target = 8 * floor;
+  o.steps = steps;
+  o.reached = reached;
+  return o;
+}
+
+} // namespace
+
+// The orchestration of a checked float solve: a solve in double when float
+// falls short, counted steps, and the solver kept in double only when that
+// solve succeeded.
+TEST(PSCRSolver, CheckedSolveEscalatesCountsAndSticksOnlyOnSuccess)
+{
+  gpur::pscr::CheckedSolveSettings settings;
+  settings.maxSteps = 8;
+  std::atomic<bool> inDouble{ false };
+  ScriptedSolve run{ Outcome(1e-2, 1e-7, 2, false), Outcome(1e-9, 1e-7, 3, true), Outcome(1e-7, 1e-7, 0, true) };
+  const gpur::PSCRSolveReport report = gpur::pscr::CheckedSolve<float>(run, settings, inDouble);
+  EXPECT_TRUE(report.computedInDouble);
+  EXPECT_EQ(report.refinementSteps, 5u) << "2 in float, 3 in double";
+  EXPECT_TRUE(inDouble.load()) << "later solves go to double directly";
+
+  // The double solve fails too: the error counts every step, and the solver does not stick.
+  inDouble = false;
+  run.check = Outcome(1e-5, 1e-7, 0, false);
+  ExpectError<gpur::NumericalError>([&] { gpur::pscr::CheckedSolve<float>(run, settings, inDouble); },
+                                    "after 5 refinement steps");
+  EXPECT_FALSE(inDouble.load());
+
+  // A tolerance below the float floor: no solve in double, a message that says why.
+  settings.tolerance = 1e-9;
+  ExpectError<gpur::NumericalError>([&] { gpur::pscr::CheckedSolve<float>(run, settings, inDouble); },
+                                    "below what the result's precision can represent");
+  EXPECT_FALSE(inDouble.load());
+}
+
+// The same on a real float solver: an unreachable tolerance is refused and
+// leaves the solver computing in float.
+TEST(PSCRSolver, UnreachableToleranceLeavesAFloatSolverInFloat)
+{
+  const SeparableOperator<float> op = gpur::CastOperator<float>(SeparableOperator<double>{
+    { gpur::MakeSecondDifferenceAxis(40, 1, D, D), gpur::MakeSecondDifferenceAxis(30, 1, D, D) }, 0.0 });
+  PSCROptions options = CPU();
+  options.residualTolerance = 1e-10;
+  const PSCRSolver<float> solver(op, options);
+  const std::vector<float> f = RandomVector<float>(op.Count(), 12);
+  std::vector<float> u(f.size());
+  ExpectError<gpur::NumericalError>([&] { solver.Solve(f.data(), u.data()); }, "raise residualTolerance");
+  EXPECT_FALSE(solver.ComputesInDouble());
 }
