@@ -1,6 +1,7 @@
 // pybind11 module itkgpurestoration._core: the thin layer between NumPy arrays
 // and the ITK-free engines (gpur::DenoiseTV, gpur::DenoiseStatisticalTV,
-// gpur::DenoiseStatisticalTVGD, gpur::PSCRSolver) and the CT phantom generator. Argument checking
+// gpur::DenoiseStatisticalTVGD, gpur::PSCRSolver with the factor builders of
+// gpurSeparableProblems.h) and the CT phantom generator. Argument checking
 // that needs Python types (SimpleITK/itk images, dtype policy) lives in the
 // Python package.
 #include "gpurCTPhantom.h"
