@@ -13,9 +13,18 @@
 // best of a few runs on the same right-hand side. On OpenCL, f and u live in
 // device buffers: transfer is the upload of f plus the download of u, solve
 // the device solve until its queue is done, so the two add up to a solve on
-// host arrays. Every solution's relative residual ||A u - f|| / ||f|| is
-// computed in double with the engine's operator (ApplySeparableOperator), so
-// all solvers are held to the same discrete problem. The copy bandwidth of each target (gpurBench) gives a reference:
+// host arrays. A device solve is timed through EnqueueSolve, the unchecked,
+// non-blocking call another engine chains its kernels with, which the solver
+// allows for well-posed operators such as this Poisson problem (real, positive
+// definite: PSCR lands within a small multiple of the rounding floor there);
+// the host solve, and a device solve of any other operator, is the checked
+// Solve (its residual evaluated in double and refined to its target). Each
+// PSCR row also gives the time and the report of the checked solve of the same
+// f: the refinement steps it took, its residual over its rounding floor and
+// whether a float solve ran in double. Every solution's relative residual
+// ||A u - f|| / ||f|| is computed in double with the engine's operator
+// (ApplySeparableOperator), so all solvers are held to the same discrete
+// problem. The copy bandwidth of each target (gpurBench) gives a reference:
 // "copy passes" is the solve time over the time of reading f and writing u
 // once at that bandwidth. Prints a table and writes JSON.
 //
@@ -116,8 +125,14 @@ struct Row
   std::string real, solver, target;
   unsigned radix = 0; // 0: not PSCR
   double initSeconds = kNaN, transferSeconds = kNaN, solveSeconds = kNaN;
+  double checkedSeconds = kNaN; // PSCR: the checked Solve (the same as solveSeconds where that is what was timed)
   unsigned runs = 0;
   double residual = kNaN;
+  // PSCR: how the solve was timed, and the report of one checked solve (gpur::PSCRSolveReport).
+  std::string timedCall;
+  unsigned refinementSteps = 0;
+  double residualOverFloor = kNaN;
+  bool computedInDouble = false;
   double fftwSolveSeconds = kNaN; // of the same case and precision, for the ratio
   double onePassSeconds = kNaN;   // reading f and writing u once at the target's copy bandwidth
   std::string skipped;            // why the target could not run the case (e.g. no fp64); empty: it ran
@@ -429,10 +444,20 @@ OnePassSeconds(const Case & c, const Target & t)
   return t.copy.gbps > 0 ? 2.0 * double(c.Count()) * sizeof(Real) / (t.copy.gbps * 1e9) : kNaN;
 }
 
+/** The report of a checked solve, into the row. */
+void
+Record(const gpur::PSCRSolveReport & report, Row & r)
+{
+  r.refinementSteps = report.refinementSteps;
+  r.residualOverFloor = report.roundingFloor > 0 ? report.relativeResidual / report.roundingFloor : kNaN;
+  r.computedInDouble = report.computedInDouble;
+}
+
 /**
  * An OpenCL solve split as in the digest: the upload of f plus the download of
- * u (transfer) and the solve on device buffers until the queue is done; u holds
- * the solution afterwards.
+ * u (transfer) and the solve on device buffers until the queue is done (through
+ * EnqueueSolve where the operator is well posed, else the checked Solve); u
+ * holds the solution of the last timed solve afterwards.
  */
 template<typename Real>
 void
@@ -443,18 +468,27 @@ TimeDeviceSolve(const gpur::PSCRSolver<Real> & solver,
                 Row & r)
 {
   gpur::DeviceContext & context = solver.Context();
-  const cl::CommandQueue & queue = context.Queue(0); // the solver's compute queue: Solve enqueues there
+  const cl::CommandQueue & queue = context.Queue(0); // the solver's compute queue: solves enqueue there
   gpur::DeviceBuffer<Real> fDevice(context, f.size()), uDevice(context, u.size());
   unsigned transferRuns = 0;
   const double upload = BestSolveSeconds([&] { fDevice.Upload(queue, f.data(), f.size()); }, o, transferRuns);
-  r.solveSeconds = BestSolveSeconds(
-    [&]
-    {
-      solver.Solve(fDevice, uDevice);
-      queue.finish();
-    },
-    o,
-    r.runs);
+  gpur::PSCRSolveReport report;
+  r.checkedSeconds = BestSolveSeconds([&] { report = solver.Solve(fDevice, uDevice); }, o, r.runs);
+  Record(report, r);
+  r.timedCall = "Solve";
+  r.solveSeconds = r.checkedSeconds;
+  if (solver.IsWellPosed())
+  {
+    r.timedCall = "EnqueueSolve";
+    r.solveSeconds = BestSolveSeconds(
+      [&]
+      {
+        solver.EnqueueSolve(fDevice, uDevice);
+        queue.finish();
+      },
+      o,
+      r.runs);
+  }
   const double download = BestSolveSeconds([&] { uDevice.Download(queue, u.data(), u.size()); }, o, transferRuns);
   r.transferSeconds = upload + download;
 }
@@ -518,14 +552,21 @@ RunCase(const Case & c,
         const gpur::PSCRSolver<Real> solver(opReal, PSCROptionsFor(t, radix));
         r.initSeconds = setupWatch.Seconds();
         if (t.devices.empty())
-          r.solveSeconds = BestSolveSeconds([&] { solver.Solve(f.data(), u.data()); }, o, r.runs);
+        {
+          gpur::PSCRSolveReport report;
+          r.solveSeconds = r.checkedSeconds =
+            BestSolveSeconds([&] { report = solver.Solve(f.data(), u.data()); }, o, r.runs);
+          Record(report, r);
+          r.timedCall = "Solve";
+        }
         else
           gpur::TranslateCLErrors([&] { TimeDeviceSolve(solver, f, u, o, r); });
         r.residual = RelativeResidual(op, f, u, hostLoop);
       }
       catch (const gpur::InvalidArgument & e) // the device cannot take it: no fp64, too little memory
       {
-        r.initSeconds = r.transferSeconds = r.solveSeconds = r.residual = kNaN; // nothing partial is reported
+        r.initSeconds = r.transferSeconds = r.solveSeconds = r.checkedSeconds = r.residual = r.residualOverFloor =
+          kNaN; // nothing partial is reported
         r.runs = 0;
         r.skipped = e.what();
       }
@@ -580,7 +621,12 @@ PrintTable(const std::vector<Row> & rows)
                                                  "solve s",
                                                  "x FFTW",
                                                  "copy passes",
-                                                 "residual" } };
+                                                 "residual",
+                                                 "timed",
+                                                 "checked s",
+                                                 "steps",
+                                                 "res/floor",
+                                                 "in double" } };
   for (const Row & r : rows)
     if (!r.skipped.empty())
       table.push_back({ r.grid.Name(), r.real, r.solver, r.target, "skipped: " + r.skipped });
@@ -594,7 +640,12 @@ PrintTable(const std::vector<Row> & rows)
                         Cell(r.solveSeconds, 4),
                         Cell(r.solveSeconds / r.fftwSolveSeconds, 2),
                         Cell(r.solveSeconds / r.onePassSeconds, 1),
-                        Cell(r.residual, 1, true) });
+                        Cell(r.residual, 1, true),
+                        r.radix ? r.timedCall : "-",
+                        Cell(r.checkedSeconds, 4),
+                        r.radix ? std::to_string(r.refinementSteps) : "-",
+                        Cell(r.residualOverFloor, 2),
+                        r.radix ? (r.computedInDouble ? "yes" : "no") : "-" });
   gpur::bench::PrintTable(std::cout, table, 4);
 }
 
@@ -622,15 +673,20 @@ WriteJson(std::ofstream & out,
       << "  \"quick\": " << (o.quick ? "true" : "false") << ",\n"
       << "  \"timing\": \"init: plan construction (PSCR eigenproblems, on OpenCL with its upload and kernels; FFTW "
          "planner); transfer (OpenCL): upload of f + download of u; solve: on device buffers until the queue is done "
-         "(OpenCL), on host arrays (CPU); each the best wall time of "
+         "(OpenCL: EnqueueSolve, unchecked, for this well-posed operator, else the checked Solve), on host arrays "
+         "(CPU: the checked Solve); each the best wall time of "
       << (o.quick ? 1 : kMinRuns) << " to " << kMaxRuns << " runs on the same f\",\n"
       << "  \"residual\": \"||A u - f|| / ||f|| in double, A = ApplySeparableOperator\",\n"
+      << "  \"report\": \"PSCR rows: refinementSteps, residualOverFloor (relativeResidual / roundingFloor) and "
+         "computedInDouble of the checked Solve of the same f (PSCRSolveReport), and its time checkedSolveSeconds "
+         "(on device buffers for OpenCL)\",\n"
       << "  \"fftw\": " << JsonString(fftw) << ",\n";
   gpur::bench::WriteTargetsJson(out, targets);
   out << ",\n  \"results\": [";
   for (std::size_t i = 0; i < rows.size(); ++i)
   {
     const Row & r = rows[i];
+    const bool pscr = r.radix != 0 && r.skipped.empty(); // a PSCR row that ran: it has a report
     out << (i ? "," : "") << "\n    { \"case\": " << JsonString(r.grid.Name())
         << ", \"dimension\": " << r.grid.dimension << ", \"n\": " << r.grid.n << ", \"unknowns\": " << r.grid.Count()
         << ", \"real\": " << JsonString(r.real) << ", \"solver\": " << JsonString(r.solver)
@@ -639,6 +695,11 @@ WriteJson(std::ofstream & out,
         << ", \"transferSeconds\": " << JsonNumber(r.transferSeconds)
         << ", \"solveSeconds\": " << JsonNumber(r.solveSeconds) << ", \"runs\": " << r.runs
         << ", \"relativeResidual\": " << JsonNumber(r.residual)
+        << ", \"timedCall\": " << (pscr ? JsonString(r.timedCall) : "null")
+        << ", \"checkedSolveSeconds\": " << JsonNumber(r.checkedSeconds)
+        << ", \"refinementSteps\": " << (pscr ? std::to_string(r.refinementSteps) : "null")
+        << ", \"residualOverFloor\": " << JsonNumber(r.residualOverFloor)
+        << ", \"computedInDouble\": " << (pscr ? (r.computedInDouble ? "true" : "false") : "null")
         << ", \"solveOverFFTW\": " << JsonNumber(r.solveSeconds / r.fftwSolveSeconds)
         << ", \"copyPasses\": " << JsonNumber(r.solveSeconds / r.onePassSeconds)
         << ", \"skipped\": " << (r.skipped.empty() ? "null" : JsonString(r.skipped)) << " }";

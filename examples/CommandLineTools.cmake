@@ -268,6 +268,15 @@ cli_poisson(helmholtz neumann,neumann 0.05 64,48 0.5,1 3e-4 --boundary neumann -
 # 3D pure-Neumann Poisson: this f sums to 0 (to 9e-16 of sqrt(N) |f|), so it is accepted as it
 # is; the solution has zero mean, as the reference (measured 2.2e-3).
 cli_poisson(neumann neumann,neumann,neumann 0 40,32,20 1,1,2 3e-3 --boundary neumann --quiet)
+# The summary line reports the solve's accuracy (residual evaluated in double against its target).
+set_tests_properties(itkgpurestoration-poisson-run-dnd PROPERTIES PASS_REGULAR_EXPRESSION
+  "relative residual [0-9.e+-]+ \\(target [0-9.e+-]+, rounding floor [0-9.e+-]+\\), [0-9]+ refinement steps, computed in double")
+# 3D indefinite Helmholtz (c = -0.777 below minus the smallest eigenvalue 0.023), --precision auto:
+# float PSCR cannot reach its target here (it stops at 8.8e-2), so the solve is redone in double
+# (measured 8.5e-5 of the range; residual 1.6e-7 = 1.0x the float floor).
+cli_poisson(indefinite dirichlet,dirichlet,dirichlet -0.777 32,32,32 1.5,1,1 3e-4 --shift -0.777 --precision auto)
+set_tests_properties(itkgpurestoration-poisson-run-indefinite PROPERTIES PASS_REGULAR_EXPRESSION
+  "shift -0.777, relative residual [0-9.e+-]+ \\(target [0-9.e+-]+, rounding floor [0-9.e+-]+\\), [0-9]+ refinement steps, computed in double")
 # An f that does not sum to 0 (the Dirichlet problem's) with Neumann everywhere: --project
 # removes its mean and solves (the refusal without it is a failure test below).
 add_test(NAME itkgpurestoration-poisson-project
@@ -286,7 +295,8 @@ function(cli_poisson_expect_failure name message)
     COMMAND ${CMAKE_COMMAND} "-DTOOL=$<TARGET_FILE:itkgpurestoration-poisson>" "-DARGS=${args}" "-DOUTPUT=${output}"
       "-DMESSAGE=${message}" -DPROGRAM=itkgpurestoration-poisson -P "${CMAKE_CURRENT_SOURCE_DIR}/ExpectFailure.cmake")
   set_tests_properties(itkgpurestoration-poisson-fails-${name} PROPERTIES
-    FIXTURES_REQUIRED "CliPoissonData-dnd;CliPoissonData-helmholtz;CliPoissonData-neumann" LABELS "cli;pscr")
+    FIXTURES_REQUIRED "CliPoissonData-dnd;CliPoissonData-helmholtz;CliPoissonData-neumann;CliPoissonData-indefinite"
+    LABELS "cli;pscr")
 endfunction()
 cli_poisson_expect_failure(incompatible "sum of the input is 0.*Use --project" --boundary neumann DATA/dnd-rhs.nrrd)
 cli_poisson_expect_failure(bad-boundary "--boundary must be one of dirichlet, neumann, got 'periodic'"
@@ -299,6 +309,17 @@ cli_poisson_expect_failure(unknown-device "no-such-device-xyz" --backend opencl 
   DATA/dnd-rhs.nrrd)
 cli_poisson_expect_failure(missing-input "does not exist" DATA/no-such-rhs.nrrd)
 cli_poisson_expect_failure(memory-limit "--device-memory-limit is not supported here" --device-memory-limit 64
+  DATA/dnd-rhs.nrrd)
+# Accuracy: a solve that cannot reach its target fails with what it reached and which option to change.
+cli_poisson_expect_failure(float-insufficient "PSCR solve \\(float\\) reached a relative residual .* above its target .*: use --precision auto or double"
+  --shift -0.777 --precision float DATA/indefinite-rhs.nrrd)
+cli_poisson_expect_failure(unreachable-tolerance "above its target 1e-20 \\(--residual-tolerance\\).*raise --residual-tolerance above the floor"
+  --boundary dirichlet,neumann,dirichlet --residual-tolerance 1e-20 DATA/dnd-rhs.nrrd)
+cli_poisson_expect_failure(bad-tolerance "--residual-tolerance needs a finite number >= 0, got '-1'" --residual-tolerance -1
+  DATA/dnd-rhs.nrrd)
+cli_poisson_expect_failure(bad-refinement-steps "--max-refinement-steps needs an integer in \\[0, 16\\], got '17'"
+  --max-refinement-steps 17 DATA/dnd-rhs.nrrd)
+cli_poisson_expect_failure(bad-precision "--precision must be one of double, auto, float, got 'quad'" --precision quad
   DATA/dnd-rhs.nrrd)
 
 # (9) The background-removal example (screened-Poisson high-pass with itk::PSCRPoissonSolver on a

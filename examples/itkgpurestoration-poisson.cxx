@@ -4,7 +4,7 @@
 //   itkgpurestoration-poisson [options] <rhs> <solution>
 //
 // <rhs> is the right-hand side f, any image ITK reads (NRRD, MHA/MHD, NIfTI,
-// TIFF, ...) or a DICOM series folder, 2D or 3D, read as double; <solution> is
+// TIFF, ...) or a DICOM series folder, 2D or 3D, read as double (as float for --precision float or auto); <solution> is
 // u on the same grid (origin, spacing, direction kept), written as float in the
 // format its extension selects. The Laplacian is the second-order finite
 // difference in physical units (the spacing is used). --boundary gives the
@@ -12,10 +12,17 @@
 // ("dirichlet,neumann,dirichlet", x first): Dirichlet means u = 0 one spacing
 // outside the image, Neumann zero flux across the image's edge. Pure-Neumann
 // Poisson (Neumann everywhere, --shift 0) needs an f with zero sum; --project
-// subtracts the mean of f instead of refusing it. --backend and --device choose
+// subtracts the mean of f instead of refusing it. Every solve is checked: its
+// relative residual ||f - A u|| / ||f|| (in double) must reach
+// --residual-tolerance (0, the default: 8x the rounding floor of the solution),
+// refining at most --max-refinement-steps times, else the tool fails. --precision
+// chooses the arithmetic: double (default: f read as double, solved in double),
+// float (float only; fails where float cannot reach the target) or auto (float,
+// redone in double where float cannot). --backend and --device choose
 // the CPU or an OpenCL device (auto: OpenCL when there is one); the shared
 // --device-memory-limit is refused (PSCR does not stream). A progress bar (plan, solve)
-// and a summary line go to stderr (--quiet: neither); --xml prints the 3D
+// and a summary line (backend, residual, target, floor, refinement steps,
+// arithmetic) go to stderr (--quiet: neither); --xml prints the 3D
 // Slicer Execution Model description. Errors (corrupt input included) exit with
 // 1 and one line on stderr, and leave no output file (it is written through a
 // temporary folder and read back), as for itkgpurestoration-tv.
@@ -30,6 +37,7 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace
@@ -45,6 +53,9 @@ struct Options : gpur::cli::ToolOptions
   std::vector<gpur::BoundaryCondition> conditions{ gpur::BoundaryCondition::Dirichlet };
   std::string radix = "4";
   bool project = false;
+  double residualTolerance = 0.0;
+  unsigned maxRefinementSteps = 8;
+  std::string precision = "double";
 };
 
 /** "dirichlet" or "dirichlet,neumann[,...]" (case-insensitive) as a list of conditions. */
@@ -108,6 +119,31 @@ DeclareOptions(gpur::cli::Parser & parser, Options & o)
                "zero mean) instead of refusing it.",
                o.project)
     .label = "Remove the mean of f";
+  auto & tolerance = parser.AddDouble("--residual-tolerance",
+                                      "TOL",
+                                      "Relative residual ||f - A u|| / ||f|| the solution must reach, else the tool "
+                                      "fails; 0: automatic, 8x the rounding floor of the solution (about 1e-15 in "
+                                      "double, 1e-7 in float).",
+                                      o.residualTolerance,
+                                      gpur::cli::ParseNonNegativeDouble);
+  tolerance.label = "Residual tolerance";
+  tolerance.constraints = gpur::cli::Constraints{ 0.0, 1.0, 1e-8 };
+  auto & steps = parser.AddUnsigned("--max-refinement-steps",
+                                    "N",
+                                    "Most steps of iterative refinement, u += A^-1 (f - A u), to reach the "
+                                    "tolerance (0 to 16).",
+                                    o.maxRefinementSteps,
+                                    0,
+                                    16);
+  steps.label = "Maximum refinement steps";
+  steps.constraints = gpur::cli::Constraints{ 0.0, 16.0, 1.0 };
+  parser
+    .AddChoice("--precision",
+               "Arithmetic of the solve: double (f read and solved in double), float (float only; fails where float "
+               "cannot reach the tolerance) or auto (float, redone in double where float cannot).",
+               { "double", "auto", "float" },
+               o.precision)
+    .label = "Precision";
   gpur::cli::AddToolOptions(parser, o);
 }
 
@@ -123,16 +159,38 @@ SlicerDescription()
                        "(partial solution variant of cyclic reduction). The Laplacian is the second-order finite "
                        "difference divided by the voxel spacing, so anisotropic voxels are handled.";
   module.groups = { { "Poisson problem", "The equation and the solver." }, { "Execution", "Where the solver runs." } };
-  module.images = { { "inputVolume", "Right-hand side", "input", "The right-hand side f (2D or 3D, read as double)." },
+  module.images = { { "inputVolume",
+                      "Right-hand side",
+                      "input",
+                      "The right-hand side f (2D or 3D, read as double, or as float for --precision float/auto)." },
                     { "outputVolume", "Solution", "output", "The solution u on the same grid (float)." } };
   return module;
 }
 
-template<unsigned Dimension>
+/** The filter's message with its setters' names replaced by this tool's options. */
+std::string
+InToolTerms(std::string reason)
+{
+  static const char * const terms[][2] = {
+    { "Call ProjectRightHandSideOn()", "Use --project" },
+    { "ResidualTolerance (SetResidualTolerance)", "--residual-tolerance" },
+    { "(ResidualTolerance)", "(--residual-tolerance)" },
+    { "use SetPrecision(PrecisionEnum::Automatic) or SetPrecision(PrecisionEnum::Double), or a double output image",
+      "use --precision auto or double" },
+    { "(SetMaximumNumberOfRefinementSteps)", "(--max-refinement-steps)" }
+  };
+  for (const auto & term : terms)
+    if (const std::size_t at = reason.find(term[0]); at != std::string::npos)
+      reason.replace(at, std::string(term[0]).size(), term[1]);
+  return reason;
+}
+
+/** Solves in Real (double, or float for --precision float and auto). */
+template<unsigned Dimension, typename Real>
 int
 Solve(const Options & o)
 {
-  using RealImageType = itk::Image<double, Dimension>;
+  using RealImageType = itk::Image<Real, Dimension>;
   using OutputImageType = itk::Image<float, Dimension>;
   using FilterType = itk::PSCRPoissonSolver<RealImageType>;
   if (o.conditions.size() != 1 && o.conditions.size() != Dimension)
@@ -150,6 +208,10 @@ Solve(const Options & o)
     filter->SetBoundaryCondition(d, o.conditions.size() == 1 ? o.conditions[0] : o.conditions[d]);
   filter->SetRadix(o.radix == "2" ? 2u : 4u);
   filter->SetProjectRightHandSide(o.project);
+  filter->SetResidualTolerance(o.residualTolerance);
+  filter->SetMaximumNumberOfRefinementSteps(static_cast<int>(o.maxRefinementSteps));
+  filter->SetPrecision(o.precision == "float" ? FilterType::PrecisionEnum::Scalar
+                                              : FilterType::PrecisionEnum::Automatic);
   filter->SetBackend(gpur::ParseBackend(o.backend));
   filter->SetDevice(o.device);
   double wall = 0.0;
@@ -163,12 +225,8 @@ Solve(const Options & o)
   }
   catch (const itk::ExceptionObject & e)
   {
-    // The filter names its own setter for the projection; here it is an option.
-    std::string reason = e.GetDescription();
-    const std::string setter = "Call ProjectRightHandSideOn()";
-    if (const std::size_t at = reason.find(setter); at != std::string::npos)
-      reason.replace(at, setter.size(), "Use --project");
-    throw std::runtime_error(reason);
+    // The filter names its own setters; here they are options.
+    throw std::runtime_error(InToolTerms(e.GetDescription()));
   }
   auto cast = itk::CastImageFilter<RealImageType, OutputImageType>::New();
   cast->SetInput(filter->GetOutput());
@@ -184,6 +242,10 @@ Solve(const Options & o)
     if (filter->IsSingular())
       line << (o.project ? ", singular (mean of f removed, solution with zero mean)"
                          : ", singular (solution with zero mean)");
+    line << std::setprecision(3) << ", relative residual " << filter->GetRelativeResidual() << " (target "
+         << filter->GetResidualTarget() << ", rounding floor " << filter->GetRoundingFloor() << "), "
+         << filter->GetNumberOfRefinementSteps() << " refinement steps, computed in "
+         << (std::is_same<Real, double>::value || filter->GetComputedInDouble() ? "double" : "float");
     line << std::fixed << std::setprecision(3) << ", plan " << filter->GetSetupSeconds() << " s, solve "
          << filter->GetSolveSeconds() << " s (" << wall << " s in all), wrote " << o.output;
     std::cerr << line.str() << "\n";
@@ -206,8 +268,11 @@ Run(int argc, char * argv[])
   if (!gpur::cli::ParseToolCommandLine(parser, argc, argv, o, SlicerDescription(), std::cout))
     return 0;
   gpur::cli::CheckOutputName(o.output); // before the work, not after it
+  if (o.precision == "double")
+    return gpur::cli::ByInputDimension(
+      o.input, [&o] { return Solve<2, double>(o); }, [&o] { return Solve<3, double>(o); });
   return gpur::cli::ByInputDimension(
-    o.input, [&o] { return Solve<2>(o); }, [&o] { return Solve<3>(o); });
+    o.input, [&o] { return Solve<2, float>(o); }, [&o] { return Solve<3, float>(o); });
 }
 
 } // namespace

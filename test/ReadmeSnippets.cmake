@@ -48,8 +48,9 @@ set(readme_cxx_statistical_tvgd_check "psnr-gain|noisy.nrrd|tvgd.mha|truth.mha|3
 set(readme_cxx_tv_streaming_stdout "^last slab solved on \\[48, 48, 33\\], 20 iterations$")
 set(readme_cxx_tv_streaming_check "psnr-gain|in.mha|denoised.mha|truth.mha|5")
 # poisson_filter: the solution of rhs.nrrd within the discretisation error of exact.mha
-# (measured 6.9e-4 of its range) and on its grid.
-set(readme_cxx_poisson_filter_stdout "^(CPU|OpenCL: .+): plan [0-9.e-]+ s, solve [0-9.e-]+ s$")
+# (measured 6.9e-4 of its range) and on its grid, with its checked residual printed.
+set(readme_cxx_poisson_filter_stdout
+  "^(CPU|OpenCL: .+): plan [0-9.e-]+ s, solve [0-9.e-]+ s, relative residual [0-9.e+-]+ <= [0-9.e+-]+$")
 set(readme_cxx_poisson_filter_check "compare|u.mha|exact.mha|rhs.nrrd|1e-6|1.5e-3")
 # Shell blocks whose lines are not denoising: the check of each solving line (see above).
 # cli_poisson: as poisson_filter (NIfTI stores the geometry in single precision).

@@ -13,24 +13,36 @@ import pytest
 import itkgpurestoration as igr
 
 
-def apply_operator(u, spacing, boundary, shift=0.0):
-    """-Lap_h u + shift u in float64: Dirichlet reads 0 outside, Neumann the edge voxel (mirror)."""
+def apply_operator(u, spacing, boundary, shift=0.0, coefficients=np.float64):
+    """-Lap_h u + shift u in float64: Dirichlet reads 0 outside, Neumann the edge voxel (mirror).
+
+    ``coefficients=np.float32`` rounds 1/h^2 and the shift to float32 first: the
+    operator a float32 solver holds (its factors are float32), so that its
+    reported residual can be reproduced exactly.
+    """
     u = np.asarray(u, dtype=np.float64)
     boundary = [boundary] * u.ndim if isinstance(boundary, str) else list(boundary)
-    out = shift * u
+    out = float(coefficients(shift)) * u
     for axis, (h, kind) in enumerate(zip(spacing, boundary)):
         widths = [(0, 0)] * u.ndim
         widths[axis] = (1, 1)
         padded = np.pad(u, widths, mode="constant" if kind == "dirichlet" else "edge")
         before = np.take(padded, range(0, u.shape[axis]), axis=axis)
         after = np.take(padded, range(2, u.shape[axis] + 2), axis=axis)
-        out = out + (2 * u - before - after) / (h * h)
+        out = out + float(coefficients(1.0 / (h * h))) * (2 * u - before - after)
     return out
 
 
-def relative_residual(u, f, spacing, boundary, shift=0.0):
+def relative_residual(u, f, spacing, boundary, shift=0.0, coefficients=np.float64):
     f = np.asarray(f, dtype=np.float64)
-    return float(np.linalg.norm(apply_operator(u, spacing, boundary, shift) - f) / np.linalg.norm(f))
+    r = apply_operator(u, spacing, boundary, shift, coefficients) - f
+    return float(np.linalg.norm(r) / np.linalg.norm(f))
+
+
+def float32_floor(f, spacing, boundary, shift=0.0):
+    """The float32 rounding floor of a problem, measured: the residual of its float64 solution rounded to float32."""
+    exact = igr.solve_poisson(np.asarray(f, dtype=np.float64), spacing=spacing, boundary=boundary, shift=shift)
+    return relative_residual(exact.astype(np.float32), f, spacing, boundary, shift)
 
 
 def dirichlet_problem(shape, shift=0.0):
@@ -123,6 +135,119 @@ def test_float32_computes_in_float32():
     assert igr.solve_poisson(np.ones((8, 9), dtype=np.int16)).dtype == np.float32
 
 
+REPORT_ACCURACY_FIELDS = (
+    "relative_residual",
+    "residual_target",
+    "rounding_floor",
+    "refinement_steps",
+    "computed_in_double",
+    "incompatibility",
+)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(
+    "shape, spacing, boundary, shift",
+    [((45, 38), (0.7, 1.2), ("neumann", "dirichlet"), 0.5), ((14, 19, 23), (1.5, 1.0, 0.8), "dirichlet", 0.0)],
+)
+def test_report_is_honest(dtype, shape, spacing, boundary, shift):
+    """The report's residual is the independently computed one, and meets its target; the floor is what it says."""
+    f = np.random.default_rng(11).uniform(-1, 1, shape).astype(dtype)
+    u, report = igr.solve_poisson(f, spacing=spacing, boundary=boundary, shift=shift, return_report=True)
+    assert all(key in report for key in REPORT_ACCURACY_FIELDS)
+    assert report["precision"] == "auto" and report["incompatibility"] == 0.0
+    assert isinstance(report["refinement_steps"], int) and 0 <= report["refinement_steps"] <= 8
+    assert report["residual_target"] == pytest.approx(8 * report["rounding_floor"], rel=1e-12)
+    assert report["relative_residual"] <= report["residual_target"]
+    assert not report["computed_in_double"]  # well-posed problems are solved in their own dtype
+    if dtype == np.float32:
+        # Evaluated in float64 for the operator the solver holds (1/h^2 and the shift in float32):
+        # the same number to rounding. Measured: 2e-12 apart (relative).
+        own = relative_residual(u, f, spacing, boundary, shift, coefficients=np.float32)
+        assert report["relative_residual"] == pytest.approx(own, rel=1e-6)
+        # The floor estimates the measured one (the residual of the float64 solution rounded to
+        # float32), and the solution is within 10x of it. Measured: floor within 4 %, solution 2.3x and 3.2x.
+        floor = float32_floor(f, spacing, boundary, shift)
+        assert report["rounding_floor"] == pytest.approx(floor, rel=0.2)
+        assert relative_residual(u, f, spacing, boundary, shift) <= 10 * floor
+    else:
+        # The float64 residual is near float64's own rounding, so two evaluations agree to the floor.
+        assert relative_residual(u, f, spacing, boundary, shift) <= 2 * report["residual_target"] <= 1e-13
+
+
+@pytest.mark.parametrize(
+    "shape, shift, spacing",
+    [((32, 32, 32), -0.777, (1.0, 1.0, 1.5)), ((1000, 1000), -1.2345, (1.0, 1.3))],
+    ids=["32^3", "1000^2"],
+)
+def test_float32_helmholtz_within_ten_times_the_floor(shape, shift, spacing):
+    """Indefinite Helmholtz in float32: reported wrong by 0.25 (32^3) and 2e3 (1000^2) before the checks."""
+    f = np.random.default_rng(3).uniform(-1, 1, shape).astype(np.float32)
+    floor = float32_floor(f, spacing, "dirichlet", shift)
+    solver = igr.PoissonSolver(shape, spacing=spacing, shift=shift, dtype=np.float32)
+    assert not solver.well_posed and not solver.computes_in_double
+    u, report = solver.solve(f, return_report=True)
+    residual = relative_residual(u, f, spacing, "dirichlet", shift)
+    # Measured: 1.00x (32^3) and 1.14x (1000^2) the floor; float32 PSCR alone stopped at
+    # relative residuals of 0.81 and 1.2e3, so both were redone in float64 and rounded.
+    assert residual <= 10 * floor
+    assert report["computed_in_double"] and solver.computes_in_double
+    own = relative_residual(u, f, spacing, "dirichlet", shift, coefficients=np.float32)
+    assert report["relative_residual"] == pytest.approx(own, rel=1e-6)
+    assert report["relative_residual"] <= report["residual_target"]
+    assert report["rounding_floor"] == pytest.approx(floor, rel=0.2)
+    # The solver stays in float64 for the next right-hand side.
+    _, again = solver.solve(-f, return_report=True)
+    assert again["computed_in_double"] and again["relative_residual"] <= again["residual_target"]
+
+
+def test_float32_alone_raises_numerical_error():
+    f = np.random.default_rng(3).uniform(-1, 1, (32, 32, 32)).astype(np.float32)
+    with pytest.raises(igr.NumericalError) as caught:
+        igr.solve_poisson(f, shift=-0.777, spacing=(1, 1, 1.5), precision="dtype")
+    message = str(caught.value)
+    # What it reached, its target, the floor and what to change, in Python's names.
+    assert "PSCR solve (float) reached a relative residual" in message and "rounding floor" in message
+    assert 'use precision="auto" or "float64", or float64 data' in message
+    assert isinstance(caught.value, ArithmeticError)
+    # Always in float64: the same accuracy as "auto" on this problem.
+    u, report = igr.solve_poisson(f, shift=-0.777, spacing=(1, 1, 1.5), precision="float64", return_report=True)
+    assert u.dtype == np.float32 and report["computed_in_double"]
+    assert report["relative_residual"] <= report["residual_target"]
+
+
+@pytest.mark.parametrize(
+    "dtype, tolerance, precision",
+    [(np.float32, 1e-10, "dtype"), (np.float32, 1e-10, "auto"), (np.float64, 1e-20, "auto")],
+)
+def test_unreachable_tolerance_raises_numerical_error(dtype, tolerance, precision):
+    f = np.random.default_rng(12).uniform(-1, 1, (30, 40)).astype(dtype)
+    with pytest.raises(igr.NumericalError, match="raise residual_tolerance above the floor") as caught:
+        igr.solve_poisson(f, residual_tolerance=tolerance, precision=precision)
+    assert f"above its target {tolerance:.3g} (residual_tolerance)" in str(caught.value)
+    # A reachable tolerance is met, and is the target.
+    u, report = igr.solve_poisson(f, residual_tolerance=1e-4, precision=precision, return_report=True)
+    assert report["residual_target"] == 1e-4 and report["relative_residual"] <= 1e-4
+
+
+def test_refinement_steps_are_bounded_and_reported():
+    f = np.random.default_rng(13).uniform(-1, 1, (21, 16, 11))
+    spacing = (2.5, 0.4, 1.0)
+    solver = igr.PoissonSolver(f.shape, spacing=spacing, boundary=("neumann", "dirichlet", "neumann"), shift=-1.5)
+    assert solver.max_refinement_steps == 8 and not solver.well_posed
+    u, report = solver.solve(f, return_report=True)
+    # Measured: one step, residual 1.3e-14 (1.2x its floor).
+    assert 1 <= report["refinement_steps"] <= 8
+    assert relative_residual(u, f, spacing, ("neumann", "dirichlet", "neumann"), -1.5) <= 1e-12
+    # No refinement allowed: this indefinite problem misses its target and says so.
+    none = igr.PoissonSolver(
+        f.shape, spacing=spacing, boundary=("neumann", "dirichlet", "neumann"), shift=-1.5, max_refinement_steps=0
+    )
+    assert none.max_refinement_steps == 0
+    with pytest.raises(igr.NumericalError, match="after 0 refinement steps.*max_refinement_steps"):
+        none.solve(f)
+
+
 def test_dirichlet_boundary_value_enters_the_right_hand_side():
     """The documented convention: u = g one spacing outside is f_i + g / h^2 at the edge voxels; u = g then solves."""
     g, spacing, shape = 3.0, (0.5, 2.0), (12, 17)
@@ -144,12 +269,17 @@ def test_neumann_singular_case():
     # Compatible up to rounding: solved, with zero mean.
     compatible = f - f.mean()
     u, report = igr.solve_poisson(compatible, spacing=spacing, boundary="neumann", return_report=True)
-    assert report["singular"]
+    assert report["singular"] and report["incompatibility"] < 1e-15
+    assert report["relative_residual"] <= report["residual_target"]
     assert abs(float(u.mean())) < 1e-12
     assert relative_residual(u, compatible, spacing, "neumann") <= 1e-10
-    # project_rhs: the mean of f is removed first (the least-squares solution).
-    projected = igr.solve_poisson(f, spacing=spacing, boundary="neumann", project_rhs=True)
+    # project_rhs: the mean of f is removed first (the least-squares solution). The report gives
+    # the share of f removed, |e^T f| / (|e| |f|), and the residual of the projected f.
+    projected, report = igr.solve_poisson(f, spacing=spacing, boundary="neumann", project_rhs=True, return_report=True)
     np.testing.assert_allclose(projected, u, atol=1e-10 * np.abs(u).max())
+    share = abs(f.sum()) / (math.sqrt(f.size) * np.linalg.norm(f))
+    assert report["incompatibility"] == pytest.approx(share, rel=1e-10)
+    assert relative_residual(projected, compatible, spacing, "neumann") <= 2 * report["residual_target"]
     # Any shift, or one Dirichlet axis, makes it regular.
     assert not igr.PoissonSolver(shape, boundary="neumann", shift=1e-3).singular
     assert not igr.PoissonSolver(shape, boundary=("neumann", "dirichlet")).singular
@@ -239,6 +369,19 @@ def test_itk_metadata_kept():
         (np.zeros((8, 8)), {"spacing": (1.0,)}, "spacing"),
         (np.zeros((8, 8)), {"device": "no such device"}, "matches no device"),
         (np.zeros((8, 8)), {"backend": "cuda"}, "backend"),
+        # The parameter is named, with what is allowed.
+        (np.zeros((8, 8)), {"spacing": 5.0}, "spacing must be a sequence of 2 numbers"),
+        (np.zeros((8, 8)), {"spacing": (1.0, "a")}, "spacing must hold numbers"),
+        (np.zeros((8, 8)), {"boundary": None}, "boundary must be 'dirichlet' or 'neumann', or a sequence"),
+        (np.zeros((8, 8)), {"boundary": ("neumann", None)}, "boundary must be 'dirichlet' or 'neumann', got None"),
+        (np.zeros((8, 8)), {"residual_tolerance": "a"}, "residual_tolerance must be a finite number >= 0"),
+        (np.zeros((8, 8)), {"residual_tolerance": -1e-6}, "residual_tolerance must be a finite number >= 0"),
+        (np.zeros((8, 8)), {"residual_tolerance": float("nan")}, "residual_tolerance must be a finite number >= 0"),
+        (np.zeros((8, 8)), {"precision": "single"}, "precision must be one of 'auto', 'dtype', 'float64'"),
+        (np.zeros((8, 8)), {"precision": None}, "precision must be one of"),
+        (np.zeros((8, 8)), {"max_refinement_steps": 17}, r"max_refinement_steps must be None \(automatic: 8\)"),
+        (np.zeros((8, 8)), {"max_refinement_steps": -1}, "max_refinement_steps must be None"),
+        (np.zeros((8, 8)), {"max_refinement_steps": 2.5}, "max_refinement_steps must be None"),
     ],
 )
 def test_bad_input_raises_value_error(rhs, kwargs, match):

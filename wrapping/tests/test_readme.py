@@ -7,8 +7,8 @@ block runs with ``noisy`` (a noisy 3D phantom, float32 NumPy array) and
 direction) defined; the variables it assigns are then checked: ``u`` a denoised
 array, ``img`` a denoised SimpleITK image with the input's metadata, ``report``
 the solver's report (for gradient descent: the target reached at discrepancy 1 +- 0.1).
-The ``poisson`` block solves rather than denoises: test_poisson.py's
-``check_readme_snippet`` checks what it assigns.
+The ``poisson`` and ``separable`` blocks solve rather than denoise: the
+``check_readme_snippet`` of test_poisson.py and test_separable.py check what they assign.
 
 On a machine without a GPU, ``device="gpu"`` is replaced by the first OpenCL
 device there is (PoCL's CPU device on the test machines), and without any OpenCL
@@ -25,6 +25,7 @@ import pytest
 import itkgpurestoration as igr
 from conftest import phantom, psnr
 from test_poisson import check_readme_snippet as check_poisson_snippet
+from test_separable import check_readme_snippet as check_separable_snippet
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 READMES = [REPOSITORY / "README.md", REPOSITORY / "wrapping" / "README.md"]
@@ -81,6 +82,9 @@ def test_readme_python_block(readme, name, code, inputs):
     exec(compile(fit_to_machine(code), f"{readme}:{name}", "exec"), namespace)
     if name == "poisson":
         check_poisson_snippet(namespace, sitk, sitk_image)
+        return
+    if name == "separable":
+        check_separable_snippet(namespace)
         return
 
     assigned = {k for k in namespace if k in ("u", "img", "report")}

@@ -74,11 +74,27 @@ namespace itk
  * pixel values on this filter's finite-difference grid, and its solution is
  * complex; an image filter would have to invent a second contract for it.
  *
+ * Accuracy: every update checks the solution it returns, as the engine does
+ * for every solve (gpur::PSCRSolver, "Accuracy"): the relative residual
+ * ||f - A u|| / ||f||, evaluated in double, must reach a target, by default 8x
+ * the rounding floor (the residual the exact solution has once rounded to the
+ * output pixel type; SetResidualTolerance sets another), with at most
+ * MaximumNumberOfRefinementSteps steps of iterative refinement. Float images
+ * of problems float arithmetic cannot solve accurately (indefinite Helmholtz,
+ * c below minus the smallest eigenvalue, on large grids) are solved in double
+ * and rounded to float (SetPrecision: Automatic, the default; Double always;
+ * Scalar never). A solve that cannot reach its target raises
+ * itk::ExceptionObject with what it reached and what to change, and leaves no
+ * output. After Update(): GetRelativeResidual(), GetResidualTarget(),
+ * GetRoundingFloor(), GetNumberOfRefinementSteps(), GetComputedInDouble().
+ *
  * Progress: 0 at the start, 0.5 once the plan is ready, 1 at the end;
  * AbortGenerateDataOn() is honoured between the plan and the solve. On abort
  * or error the output holds no partial result. Errors (an empty or single-voxel
- * image, non-finite pixels or shift, a radix other than 2 or 4, an incompatible
- * singular right-hand side, an unknown device) raise itk::ExceptionObject.
+ * image, non-finite pixels or shift, a radix other than 2 or 4, a residual
+ * tolerance or refinement-step count out of range, an incompatible singular
+ * right-hand side, an unknown device, a solve short of its residual target)
+ * raise itk::ExceptionObject.
  *
  * The output is always the whole image: the solution at any voxel depends on
  * all of f, so the filter requests the whole input.
@@ -106,6 +122,8 @@ public:
   /** The solver computes in the output pixel type: float or double. */
   using RealType = OutputPixelType;
   using BackendType = gpur::Backend;
+  /** Where float images are solved: Automatic, Scalar (float only) or Double (see the class documentation). */
+  using PrecisionEnum = gpur::PSCRPrecision;
   using BoundaryConditionEnum = gpur::BoundaryCondition;
   using BoundaryConditionArrayType = FixedArray<BoundaryConditionEnum, ImageDimension>;
 
@@ -146,6 +164,27 @@ public:
   itkGetConstMacro(ProjectRightHandSide, bool);
   itkBooleanMacro(ProjectRightHandSide);
 
+  /**
+   * The relative residual ||f - A u|| / ||f|| a solve must reach (finite, >= 0);
+   * 0 (default) selects 8x the rounding floor of the solution. A value below
+   * the floor cannot be met: the update throws.
+   */
+  itkSetMacro(ResidualTolerance, double);
+  itkGetConstMacro(ResidualTolerance, double);
+
+  /**
+   * Where float images are solved (double images always in double): Automatic
+   * (default; in float, redone in double when float cannot reach the target,
+   * and in double from then on with this plan), Scalar (float only; throws when
+   * float is not enough) or Double (always in double, rounded to float).
+   */
+  itkSetEnumMacro(Precision, PrecisionEnum);
+  itkGetEnumMacro(Precision, PrecisionEnum);
+
+  /** Most steps of iterative refinement per solve: -1 (default) automatic (8), or 0 to 16. */
+  itkSetMacro(MaximumNumberOfRefinementSteps, int);
+  itkGetConstMacro(MaximumNumberOfRefinementSteps, int);
+
   /** Auto (default), CPU or OpenCL (see the class documentation). */
   itkSetEnumMacro(Backend, BackendType);
   itkGetEnumMacro(Backend, BackendType);
@@ -161,6 +200,16 @@ public:
   itkGetConstMacro(PlanReused, bool);
   /** Plans built by this filter so far (one per change of grid or settings). */
   itkGetConstMacro(NumberOfPlanBuilds, SizeValueType);
+  /** ||f - A u|| / ||f|| of the last update's output, evaluated in double (singular problems: f projected). */
+  itkGetConstMacro(RelativeResidual, double);
+  /** The target the last update's residual had to reach (ResidualTolerance, or 8x the rounding floor). */
+  itkGetConstMacro(ResidualTarget, double);
+  /** The residual of the exact solution rounded to the output pixel type (its expected value). */
+  itkGetConstMacro(RoundingFloor, double);
+  /** Refinement steps the last update took. */
+  itkGetConstMacro(NumberOfRefinementSteps, unsigned int);
+  /** The last update solved float data in double (Precision Double, or Automatic found float insufficient). */
+  itkGetConstMacro(ComputedInDouble, bool);
   /** "CPU" or "OpenCL: <device name>" of the last update; "" before. */
   itkGetStringMacro(BackendUsed);
   /** The operator of the last update is singular (see the class documentation). */
@@ -199,6 +248,9 @@ private:
     double shift = 0.0;
     unsigned int radix = 0;
     bool project = false;
+    double residualTolerance = 0.0;
+    PrecisionEnum precision = PrecisionEnum::Automatic;
+    int refinementSteps = -1;
     ThreadIdType workUnits = 0;
     BackendType backend = BackendType::Auto;
     std::string device;
@@ -206,6 +258,10 @@ private:
     bool
     operator==(const PlanKey & other) const;
   };
+
+  /** An engine message with the engine's option names replaced by this filter's setters. */
+  static std::string
+  InFilterTerms(std::string message);
 
   /** The plan for key: the cached one if its key matches, else a new one (timed, counted). */
   void
@@ -215,6 +271,9 @@ private:
   BoundaryConditionArrayType m_BoundaryConditions;
   unsigned int m_Radix{ 4 };
   bool m_ProjectRightHandSide{ false };
+  double m_ResidualTolerance{ 0.0 };
+  PrecisionEnum m_Precision{ PrecisionEnum::Automatic };
+  int m_MaximumNumberOfRefinementSteps{ -1 };
   BackendType m_Backend{ BackendType::Auto };
   std::string m_Device;
 
@@ -223,6 +282,11 @@ private:
   bool m_PlanReused{ false };
   SizeValueType m_NumberOfPlanBuilds{ 0 };
   bool m_Singular{ false };
+  double m_RelativeResidual{ 0.0 };
+  double m_ResidualTarget{ 0.0 };
+  double m_RoundingFloor{ 0.0 };
+  unsigned int m_NumberOfRefinementSteps{ 0 };
+  bool m_ComputedInDouble{ false };
   std::string m_BackendUsed;
 
   std::unique_ptr<gpur::PSCRSolver<RealType>> m_Plan;

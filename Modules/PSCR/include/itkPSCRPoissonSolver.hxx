@@ -75,12 +75,36 @@ PSCRPoissonSolver<TInputImage, TOutputImage>::SetBoundaryConditions(const Bounda
 }
 
 template<typename TInputImage, typename TOutputImage>
+std::string
+PSCRPoissonSolver<TInputImage, TOutputImage>::InFilterTerms(std::string message)
+{
+  // The engine's NumericalError names gpur::PSCROptions; a user of this filter sets them here.
+  static const char * const terms[][2] = {
+    { "PSCROptions::residualTolerance", "ResidualTolerance" },
+    { "raise residualTolerance", "raise ResidualTolerance (SetResidualTolerance)" },
+    { "use PSCRPrecision::Automatic or Double, or double data",
+      "use SetPrecision(PrecisionEnum::Automatic) or SetPrecision(PrecisionEnum::Double), or a double output image" },
+    { "allow more refinement steps", "allow more refinement steps (SetMaximumNumberOfRefinementSteps)" }
+  };
+  for (const auto & term : terms)
+  {
+    const std::size_t at = message.find(term[0]);
+    if (at != std::string::npos)
+    {
+      message.replace(at, std::string(term[0]).size(), term[1]);
+    }
+  }
+  return message;
+}
+
+template<typename TInputImage, typename TOutputImage>
 bool
 PSCRPoissonSolver<TInputImage, TOutputImage>::PlanKey::operator==(const PlanKey & other) const
 {
   return size == other.size && spacing == other.spacing && conditions == other.conditions && shift == other.shift &&
-         radix == other.radix && project == other.project && workUnits == other.workUnits && backend == other.backend &&
-         device == other.device;
+         radix == other.radix && project == other.project && residualTolerance == other.residualTolerance &&
+         precision == other.precision && refinementSteps == other.refinementSteps && workUnits == other.workUnits &&
+         backend == other.backend && device == other.device;
 }
 
 template<typename TInputImage, typename TOutputImage>
@@ -123,6 +147,9 @@ PSCRPoissonSolver<TInputImage, TOutputImage>::PreparePlan(const PlanKey & key)
   options.radix = key.radix;
   // 1 accepts any right-hand side and projects it; 0 the engine's default (sqrt(epsilon)).
   options.compatibilityTolerance = key.project ? 1.0 : 0.0;
+  options.residualTolerance = key.residualTolerance;
+  options.precision = key.precision;
+  options.refinementSteps = key.refinementSteps;
   options.execution.backend = key.backend;
   options.execution.device = key.device;
   options.execution.parallelFor = GPURestoration::MakeParallelFor(key.workUnits);
@@ -144,6 +171,11 @@ PSCRPoissonSolver<TInputImage, TOutputImage>::GenerateData()
   m_SolveSeconds = 0.0;
   m_PlanReused = false;
   m_Singular = false;
+  m_RelativeResidual = 0.0;
+  m_ResidualTarget = 0.0;
+  m_RoundingFloor = 0.0;
+  m_NumberOfRefinementSteps = 0;
+  m_ComputedInDouble = false;
 
   const typename TInputImage::RegionType region = input->GetLargestPossibleRegion();
   if (input->GetBufferedRegion() != region)
@@ -158,6 +190,16 @@ PSCRPoissonSolver<TInputImage, TOutputImage>::GenerateData()
     itkExceptionMacro(<< "Shift is " << m_Shift << "; it must be finite (0 Poisson, > 0 modified Helmholtz, < 0 "
                       << "Helmholtz)");
   }
+  if (!std::isfinite(m_ResidualTolerance) || m_ResidualTolerance < 0.0)
+  {
+    itkExceptionMacro(<< "ResidualTolerance is " << m_ResidualTolerance
+                      << "; it must be finite and >= 0 (0: automatic, 8x the rounding floor of the solution)");
+  }
+  if (m_MaximumNumberOfRefinementSteps < -1 || m_MaximumNumberOfRefinementSteps > 16)
+  {
+    itkExceptionMacro(<< "MaximumNumberOfRefinementSteps is " << m_MaximumNumberOfRefinementSteps
+                      << "; it must be -1 (automatic: 8) or 0 to 16");
+  }
 
   PlanKey key;
   for (unsigned d = 0; d < ImageDimension; ++d)
@@ -169,6 +211,9 @@ PSCRPoissonSolver<TInputImage, TOutputImage>::GenerateData()
   key.shift = m_Shift;
   key.radix = m_Radix;
   key.project = m_ProjectRightHandSide;
+  key.residualTolerance = m_ResidualTolerance;
+  key.precision = m_Precision;
+  key.refinementSteps = m_MaximumNumberOfRefinementSteps;
   key.workUnits = this->GetNumberOfWorkUnits();
   key.backend = m_Backend;
   key.device = m_Device;
@@ -190,13 +235,15 @@ PSCRPoissonSolver<TInputImage, TOutputImage>::GenerateData()
   output->SetBufferedRegion(output->GetRequestedRegion());
   output->Allocate();
   const gpur::Stopwatch watch;
+  gpur::PSCRSolveReport report;
   try
   {
-    itkGPURestorationCallEngine(m_Plan->Solve(f, output->GetBufferPointer()));
+    itkGPURestorationCallEngine(report = m_Plan->Solve(f, output->GetBufferPointer()));
   }
   catch (ExceptionObject & e)
   {
     output->Initialize(); // no partial result is left behind
+    e.SetDescription(InFilterTerms(e.GetDescription()));
     if (m_Singular && !m_ProjectRightHandSide &&
         std::string(e.GetDescription()).find("not compatible") != std::string::npos)
     {
@@ -210,6 +257,11 @@ PSCRPoissonSolver<TInputImage, TOutputImage>::GenerateData()
     throw;
   }
   m_SolveSeconds = watch.Seconds();
+  m_RelativeResidual = report.relativeResidual;
+  m_ResidualTarget = report.residualTarget;
+  m_RoundingFloor = report.roundingFloor;
+  m_NumberOfRefinementSteps = report.refinementSteps;
+  m_ComputedInDouble = report.computedInDouble;
   m_BackendUsed = m_Plan->BackendUsed().Describe();
   this->UpdateProgress(1.0f);
 }
@@ -228,6 +280,11 @@ PSCRPoissonSolver<TInputImage, TOutputImage>::PrintSelf(std::ostream & os, Inden
   os << std::endl;
   os << indent << "Radix: " << m_Radix << std::endl;
   os << indent << "ProjectRightHandSide: " << (m_ProjectRightHandSide ? "On" : "Off") << std::endl;
+  os << indent << "ResidualTolerance: " << m_ResidualTolerance
+     << (m_ResidualTolerance == 0.0 ? " (automatic: 8x the rounding floor)" : "") << std::endl;
+  os << indent << "Precision: " << gpur::ToString(m_Precision) << std::endl;
+  os << indent << "MaximumNumberOfRefinementSteps: " << m_MaximumNumberOfRefinementSteps
+     << (m_MaximumNumberOfRefinementSteps < 0 ? " (automatic: 8)" : "") << std::endl;
   os << indent << "Backend: " << gpur::ToString(m_Backend) << std::endl;
   os << indent << "Device: " << (m_Device.empty() ? "(default)" : m_Device) << std::endl;
   os << indent << "BackendUsed: " << (m_BackendUsed.empty() ? "(not run)" : m_BackendUsed) << std::endl;
@@ -236,6 +293,11 @@ PSCRPoissonSolver<TInputImage, TOutputImage>::PrintSelf(std::ostream & os, Inden
   os << indent << "NumberOfPlanBuilds: " << m_NumberOfPlanBuilds << std::endl;
   os << indent << "SetupSeconds: " << m_SetupSeconds << std::endl;
   os << indent << "SolveSeconds: " << m_SolveSeconds << std::endl;
+  os << indent << "RelativeResidual: " << m_RelativeResidual << std::endl;
+  os << indent << "ResidualTarget: " << m_ResidualTarget << std::endl;
+  os << indent << "RoundingFloor: " << m_RoundingFloor << std::endl;
+  os << indent << "NumberOfRefinementSteps: " << m_NumberOfRefinementSteps << std::endl;
+  os << indent << "ComputedInDouble: " << (m_ComputedInDouble ? "yes" : "no") << std::endl;
 }
 
 } // namespace itk

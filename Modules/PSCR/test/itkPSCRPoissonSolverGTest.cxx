@@ -104,22 +104,26 @@ Mean(const std::vector<double> & v)
 /**
  * -Lap_h u + shift u, written out voxel by voxel from the documented
  * definition (independent of the engine): outside the image the stencil reads
- * 0 (Dirichlet) or the edge voxel (Neumann).
+ * 0 (Dirichlet) or the edge voxel (Neumann). The coefficients 1/h^2 and the
+ * shift are rounded to Coefficient (float: the operator a float filter
+ * solves), the arithmetic is double.
  */
-template<typename TImage>
+template<typename TImage, typename Coefficient = double>
 std::vector<double>
 ApplyOperator(const TImage * u, const std::array<BC, TImage::ImageDimension> & conditions, double shift)
 {
   const auto region = u->GetLargestPossibleRegion();
+  const auto rounded = [](double v) { return static_cast<double>(static_cast<Coefficient>(v)); };
   std::vector<double> out;
   for (itk::ImageRegionConstIteratorWithIndex<TImage> it(u, region); !it.IsAtEnd(); ++it)
   {
     const auto index = it.GetIndex();
     const double c = it.Get();
-    double value = shift * c;
+    double value = rounded(shift) * c;
     for (unsigned d = 0; d < TImage::ImageDimension; ++d)
     {
       const double h = u->GetSpacing()[d];
+      const double w = rounded(1 / (h * h));
       double sum = 0;
       for (int step : { -1, 1 })
       {
@@ -130,7 +134,7 @@ ApplyOperator(const TImage * u, const std::array<BC, TImage::ImageDimension> & c
         else if (conditions[d] == N)
           sum += c;
       }
-      value += (2 * c - sum) / (h * h);
+      value += w * (2 * c - sum);
     }
     out.push_back(value);
   }
@@ -615,4 +619,206 @@ TEST(PSCRPoissonSolver, BadInputThrowsITKExceptions)
   auto empty = MakeImage<Image3D>({ { 4, 0, 3 } }, { { 1.0, 1.0, 1.0 } });
   auto none = MakeSolver<Image3D>(empty, { { D, D, D } }, 0.0);
   ExpectMessage(none.GetPointer(), "empty");
+}
+
+namespace
+{
+
+/**
+ * ||A u - f|| / ||f|| (2-norms) with the independent stencil, in double, for u
+ * and f of any pixel types; A's coefficients rounded to Coefficient.
+ */
+template<typename Coefficient = double, typename TImage, typename TRhs>
+double
+RelativeResidualL2(const TImage * u,
+                   const TRhs * f,
+                   const std::array<BC, TImage::ImageDimension> & conditions,
+                   double shift)
+{
+  const std::vector<double> au = ApplyOperator<TImage, Coefficient>(u, conditions, shift), fv = Pixels(f);
+  double r2 = 0, f2 = 0;
+  for (std::size_t i = 0; i < au.size(); ++i)
+  {
+    r2 += (au[i] - fv[i]) * (au[i] - fv[i]);
+    f2 += fv[i] * fv[i];
+  }
+  return std::sqrt(r2 / f2);
+}
+
+/** A float copy of a double image (pixels rounded to float, same grid). */
+template<unsigned Dim>
+typename itk::Image<float, Dim>::Pointer
+RoundedToFloat(const itk::Image<double, Dim> * image)
+{
+  auto out = itk::Image<float, Dim>::New();
+  out->SetRegions(image->GetLargestPossibleRegion());
+  out->SetSpacing(image->GetSpacing());
+  out->Allocate();
+  const std::size_t n = image->GetBufferedRegion().GetNumberOfPixels();
+  std::transform(image->GetBufferPointer(),
+                 image->GetBufferPointer() + n,
+                 out->GetBufferPointer(),
+                 [](double v) { return static_cast<float>(v); });
+  return out;
+}
+
+/**
+ * The float rounding floor of a problem measured independently: the residual
+ * of its double solution rounded to float (f rounded to float too, as the
+ * float filter sees it).
+ */
+template<unsigned Dim>
+double
+MeasuredFloatFloor(const itk::Image<float, Dim> * f, const std::array<BC, Dim> & conditions, double shift)
+{
+  using DoubleImage = itk::Image<double, Dim>;
+  auto fd = DoubleImage::New();
+  fd->SetRegions(f->GetLargestPossibleRegion());
+  fd->SetSpacing(f->GetSpacing());
+  fd->Allocate();
+  const std::vector<double> values = Pixels(f);
+  std::copy(values.begin(), values.end(), fd->GetBufferPointer());
+  auto exact = MakeSolver<DoubleImage>(fd, conditions, shift);
+  exact->Update();
+  EXPECT_LE(RelativeResidualL2(exact->GetOutput(), fd.GetPointer(), conditions, shift), 1e-12);
+  auto rounded = RoundedToFloat<Dim>(exact->GetOutput());
+  return RelativeResidualL2(rounded.GetPointer(), f, conditions, shift);
+}
+
+} // namespace
+
+TEST(PSCRPoissonSolver, FloatHelmholtzWithinTenTimesItsFloor)
+{
+  // A reported case: 32^3 Dirichlet, c = -0.777, spacing 1.5 along x and 1 along y and z
+  // (indefinite: the smallest eigenvalue is 0.023), float. Before the residual checks it
+  // returned a relative residual of 0.25.
+  const std::array<BC, 3> conditions{ { D, D, D } };
+  const double shift = -0.777;
+  auto f = RandomImage<Image3F>({ { 32, 32, 32 } }, { { 1.5, 1.0, 1.0 } }, 3);
+  const double floor = MeasuredFloatFloor<3>(f.GetPointer(), conditions, shift);
+  auto solver = MakeSolver<Image3F>(f, conditions, shift);
+  solver->Update();
+  const double residual = RelativeResidualL2(solver->GetOutput(), f.GetPointer(), conditions, shift);
+  std::printf("32^3 float, c = -0.777: residual %.3e, measured floor %.3e (%.2fx); reported residual %.3e, target "
+              "%.3e, floor %.3e, %u refinement steps, %s\n",
+              residual,
+              floor,
+              residual / floor,
+              solver->GetRelativeResidual(),
+              solver->GetResidualTarget(),
+              solver->GetRoundingFloor(),
+              solver->GetNumberOfRefinementSteps(),
+              solver->GetComputedInDouble() ? "computed in double" : "computed in float");
+  EXPECT_LE(residual, 10 * floor);
+  // Measured: float PSCR and its refinement stop far above the target here, so the filter solved
+  // in double and rounded to float (residual 1.00x the measured floor).
+  EXPECT_TRUE(solver->GetComputedInDouble());
+  // The report is honest: its residual is the independently computed one (both in double) for
+  // the operator the float filter solves, whose coefficients (1/h^2, c) are rounded to float
+  // (which moves the residual of an ill-conditioned problem by up to about its floor), it is
+  // within the target, and its floor estimates the measured floor.
+  const double own = RelativeResidualL2<float>(solver->GetOutput(), f.GetPointer(), conditions, shift);
+  EXPECT_NEAR(solver->GetRelativeResidual(), own, 1e-6 * own);
+  EXPECT_LE(solver->GetRelativeResidual(), solver->GetResidualTarget());
+  EXPECT_NEAR(solver->GetRoundingFloor(), floor, 0.2 * floor);
+  EXPECT_DOUBLE_EQ(solver->GetResidualTarget(), 8 * solver->GetRoundingFloor());
+
+  // The same image in Scalar precision: float alone cannot reach the target, and says so.
+  auto scalar = MakeSolver<Image3F>(f, conditions, shift);
+  scalar->SetPrecision(itk::PSCRPoissonSolver<Image3F>::PrecisionEnum::Scalar);
+  ExpectMessage(scalar.GetPointer(), "SetPrecision(PrecisionEnum::Automatic)");
+  EXPECT_EQ(scalar->GetRelativeResidual(), 0.0) << "no report of a failed update";
+}
+
+TEST(PSCRPoissonSolver, ReportMatchesAnIndependentResidual)
+{
+  // Float, definite (c = 0.5) and Neumann-Dirichlet: PSCR in float reaches the target itself.
+  const std::array<BC, 2> conditions{ { N, D } };
+  auto f = RandomImage<Image2F>({ { 61, 47 } }, { { 0.8, 1.3 } }, 21);
+  auto solver = MakeSolver<Image2F>(f, conditions, 0.5);
+  solver->Update();
+  const double residual = RelativeResidualL2(solver->GetOutput(), f.GetPointer(), conditions, 0.5);
+  const double floor = MeasuredFloatFloor<2>(f.GetPointer(), conditions, 0.5);
+  std::printf("61x47 float, c = 0.5: residual %.3e (reported %.3e), floor %.3e (reported %.3e), %u steps\n",
+              residual,
+              solver->GetRelativeResidual(),
+              floor,
+              solver->GetRoundingFloor(),
+              solver->GetNumberOfRefinementSteps());
+  EXPECT_NEAR(solver->GetRelativeResidual(),
+              (RelativeResidualL2<float>(solver->GetOutput(), f.GetPointer(), conditions, 0.5)),
+              1e-6 * residual);
+  EXPECT_NEAR(solver->GetRoundingFloor(), floor, 0.2 * floor);
+  EXPECT_LE(residual, solver->GetResidualTarget());
+  EXPECT_FALSE(solver->GetComputedInDouble());
+
+  // Double: the residual evaluated in double is itself near the floor (1e-16), so the two
+  // evaluations agree to the floor, and both meet the target.
+  auto fd = RandomImage<Image3D>({ { 21, 16, 11 } }, { { 1.0, 0.4, 2.5 } }, 4);
+  auto doubleSolver = MakeSolver<Image3D>(fd, { { N, D, N } }, -1.5);
+  doubleSolver->Update();
+  const double doubleResidual = RelativeResidualL2(doubleSolver->GetOutput(), fd.GetPointer(), { { N, D, N } }, -1.5);
+  std::printf("21x16x11 double, c = -1.5: residual %.3e (reported %.3e, target %.3e), %u steps\n",
+              doubleResidual,
+              doubleSolver->GetRelativeResidual(),
+              doubleSolver->GetResidualTarget(),
+              doubleSolver->GetNumberOfRefinementSteps());
+  EXPECT_LE(doubleSolver->GetRelativeResidual(), doubleSolver->GetResidualTarget());
+  EXPECT_LE(doubleResidual, 2 * doubleSolver->GetResidualTarget());
+  EXPECT_LE(doubleResidual, 1e-12);
+  EXPECT_FALSE(doubleSolver->GetComputedInDouble()) << "only float data are computed in double";
+
+  // Precision Double: float data solved in double, the result rounded to float.
+  solver->SetPrecision(itk::PSCRPoissonSolver<Image2F>::PrecisionEnum::Double);
+  solver->Update();
+  EXPECT_TRUE(solver->GetComputedInDouble());
+  EXPECT_LE(RelativeResidualL2(solver->GetOutput(), f.GetPointer(), conditions, 0.5), 2 * floor);
+
+  std::ostringstream printed;
+  solver->Print(printed);
+  for (const char * line : { "Precision: Double",
+                             "ResidualTolerance: 0 (automatic: 8x the rounding floor)",
+                             "MaximumNumberOfRefinementSteps: -1 (automatic: 8)",
+                             "RelativeResidual: ",
+                             "ComputedInDouble: yes" })
+    EXPECT_NE(printed.str().find(line), std::string::npos) << line << " in\n" << printed.str();
+}
+
+TEST(PSCRPoissonSolver, AccuracySettingsEnterThePlanAndAreChecked)
+{
+  auto f = RandomImage<Image2D>({ { 30, 20 } }, { { 1.0, 1.0 } }, 22);
+  auto solver = MakeSolver<Image2D>(f, { { D, D } }, 0.0);
+  solver->Update();
+  EXPECT_EQ(solver->GetNumberOfPlanBuilds(), 1u);
+  solver->SetResidualTolerance(1e-10);
+  solver->Update();
+  EXPECT_EQ(solver->GetNumberOfPlanBuilds(), 2u);
+  EXPECT_EQ(solver->GetResidualTarget(), 1e-10);
+  EXPECT_LE(solver->GetRelativeResidual(), 1e-10);
+  solver->SetMaximumNumberOfRefinementSteps(0);
+  solver->Update();
+  EXPECT_EQ(solver->GetNumberOfPlanBuilds(), 3u);
+  EXPECT_EQ(solver->GetNumberOfRefinementSteps(), 0u);
+  solver->SetPrecision(itk::PSCRPoissonSolver<Image2D>::PrecisionEnum::Scalar);
+  solver->Update();
+  EXPECT_EQ(solver->GetNumberOfPlanBuilds(), 4u);
+
+  // A target below the rounding floor cannot be met: an exception that says so, no output.
+  auto unreachable = MakeSolver<Image2D>(f, { { D, D } }, 0.0);
+  unreachable->SetResidualTolerance(1e-20);
+  ExpectMessage(unreachable.GetPointer(), "raise ResidualTolerance (SetResidualTolerance) above the floor");
+  auto unreachableFloat =
+    MakeSolver<Image2F>(RandomImage<Image2F>({ { 30, 20 } }, { { 1.0, 1.0 } }, 22), { { D, D } }, 0.0);
+  unreachableFloat->SetResidualTolerance(1e-10);
+  ExpectMessage(unreachableFloat.GetPointer(), "below what the result's precision can represent");
+
+  auto negative = MakeSolver<Image2D>(f, { { D, D } }, 0.0);
+  negative->SetResidualTolerance(-1.0);
+  ExpectMessage(negative.GetPointer(), "ResidualTolerance is -1; it must be finite and >= 0");
+  auto nan = MakeSolver<Image2D>(f, { { D, D } }, 0.0);
+  nan->SetResidualTolerance(std::nan(""));
+  ExpectMessage(nan.GetPointer(), "ResidualTolerance is nan");
+  auto steps = MakeSolver<Image2D>(f, { { D, D } }, 0.0);
+  steps->SetMaximumNumberOfRefinementSteps(17);
+  ExpectMessage(steps.GetPointer(), "MaximumNumberOfRefinementSteps is 17; it must be -1 (automatic: 8) or 0 to 16");
 }

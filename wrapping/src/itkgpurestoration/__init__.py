@@ -5,28 +5,39 @@ NumPy arrays, ``SimpleITK.Image`` and ``itk.Image`` objects and returns the
 same kind. See ``denoise_tv``, ``denoise_tv_dask`` (chunked volumes, exact by
 rounds), ``denoise_statistical_tv`` (noise-weighted TV for CT, TV gradient
 descent), ``solve_poisson`` and ``PoissonSolver`` (PSCR direct solver of
--Lap u + c u = f), ``make_ct_phantom`` (simulated CT test data) and ``list_devices``.
+-Lap u + c u = f), ``solve_separable`` and ``SeparableSolver`` (the same solver
+for general separable factors, ``AxisFactors``, e.g. ``p1_axis`` on
+non-uniform meshes), ``make_ct_phantom`` (simulated CT test data) and
+``list_devices``. ``NumericalError`` (an ``ArithmeticError``) is raised by a
+solve that cannot reach its accuracy target.
 """
 
 from ._chunked import denoise_tv_dask
-from ._core import Aborted
+from ._core import Aborted, NumericalError
 from ._denoise import ConvergenceWarning, denoise_tv, lam_from_skimage_weight
 from ._devices import list_devices
 from ._phantom import CTPhantom, make_ct_phantom
 from ._poisson import PoissonSolver, solve_poisson
+from ._separable import AxisFactors, SeparableSolver, p1_axis, second_difference_axis, solve_separable
 from ._statistical import denoise_statistical_tv
 
 __all__ = [
     "Aborted",
+    "AxisFactors",
     "CTPhantom",
     "ConvergenceWarning",
+    "NumericalError",
     "PoissonSolver",
+    "SeparableSolver",
     "denoise_statistical_tv",
     "denoise_tv",
     "denoise_tv_dask",
     "lam_from_skimage_weight",
     "list_devices",
     "make_ct_phantom",
+    "p1_axis",
+    "second_difference_axis",
     "solve_poisson",
+    "solve_separable",
 ]
 __version__ = "0.1.0"

@@ -1,6 +1,7 @@
 // pybind11 module itkgpurestoration._core: the thin layer between NumPy arrays
 // and the ITK-free engines (gpur::DenoiseTV, gpur::DenoiseStatisticalTV,
-// gpur::DenoiseStatisticalTVGD, gpur::PSCRSolver) and the CT phantom generator. Argument checking
+// gpur::DenoiseStatisticalTVGD, gpur::PSCRSolver with the factor builders of
+// gpurSeparableProblems.h) and the CT phantom generator. Argument checking
 // that needs Python types (SimpleITK/itk images, dtype policy) lives in the
 // Python package.
 #include "gpurCTPhantom.h"
@@ -19,6 +20,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <exception>
@@ -416,64 +418,102 @@ ContinueTV(py::array_t<Real, py::array::c_style> state,
   return out;
 }
 
+/** (A diagonal, A off-diagonal, M diagonal, M off-diagonal) of one axis' factors, as NumPy float64 arrays. */
+py::tuple
+AxisArrays(const gpur::AxisFactors<double> & axis)
+{
+  return py::make_tuple(py::array_t<double>(axis.A.diagonal.size(), axis.A.diagonal.data()),
+                        py::array_t<double>(axis.A.offDiagonal.size(), axis.A.offDiagonal.data()),
+                        py::array_t<double>(axis.M.diagonal.size(), axis.M.diagonal.data()),
+                        py::array_t<double>(axis.M.offDiagonal.size(), axis.M.offDiagonal.data()));
+}
+
+gpur::BoundaryCondition
+Condition(bool neumann)
+{
+  return neumann ? gpur::BoundaryCondition::Neumann : gpur::BoundaryCondition::Dirichlet;
+}
+
+/** The engine's precision named by gpur::ToString ("Automatic", "Scalar", "Double"). */
+gpur::PSCRPrecision
+ParsePrecision(const std::string & name)
+{
+  for (gpur::PSCRPrecision p :
+       { gpur::PSCRPrecision::Automatic, gpur::PSCRPrecision::Scalar, gpur::PSCRPrecision::Double })
+  {
+    if (name == gpur::ToString(p))
+    {
+      return p;
+    }
+  }
+  throw gpur::InvalidArgument("unknown PSCR precision '" + name + "'");
+}
+
+/** What one solve reached (gpur::PSCRSolveReport), with Python's names. */
+py::dict
+SolveReportToDict(const gpur::PSCRSolveReport & report, double seconds)
+{
+  py::dict d;
+  d["relative_residual"] = report.relativeResidual;
+  d["residual_target"] = report.residualTarget;
+  d["rounding_floor"] = report.roundingFloor;
+  d["refinement_steps"] = report.refinementSteps;
+  d["computed_in_double"] = report.computedInDouble;
+  d["incompatibility"] = report.incompatibility;
+  d["solve_seconds"] = seconds;
+  return d;
+}
+
 /**
- * A PSCR plan for -Lap_h u + c u = f on a uniform grid: gpur::PSCRSolver over
- * the second differences of gpurSeparableProblems.h, both ends of an axis
- * alike, as itk::PSCRPoissonSolver builds them (so the Python and ITK faces
- * solve the same discrete problem). Built once, solved any number of times.
- * shape, spacing and neumann are in array-axis order ((z,) y, x).
+ * A PSCR plan (gpur::PSCRSolver) for a separable operator with 2 or 3 axes,
+ * built once and solved any number of times. `axes` holds each axis' factors
+ * as (A diagonal, A off-diagonal, M diagonal, M off-diagonal) in array-axis
+ * order ((z,) y, x), the engine's x last; the Python layer has validated them
+ * with messages in its terms, the engine validates again.
  */
 template<typename Real>
-class PoissonPlan
+class SeparablePlan
 {
 public:
-  PoissonPlan(const std::vector<py::ssize_t> & shape,
-              const std::vector<double> & spacing,
-              const std::vector<bool> & neumann,
-              double shift,
-              unsigned radix,
-              bool project,
-              const std::string & backend,
-              const std::string & device)
-    : m_Shape(shape)
+  using AxisVectors = std::array<std::vector<double>, 4>;
+
+  SeparablePlan(const std::vector<AxisVectors> & axes,
+                double shift,
+                unsigned radix,
+                bool project,
+                const std::string & precision,
+                double residualTolerance,
+                int refinementSteps,
+                const std::string & backend,
+                const std::string & device)
   {
-    if (shape.size() != 2 && shape.size() != 3)
-    {
-      throw gpur::InvalidArgument("the grid must be 2D or 3D, got " + std::to_string(shape.size()) + " dimensions");
-    }
-    if (std::any_of(shape.begin(), shape.end(), [](py::ssize_t n) { return n < 1; }))
-    {
-      throw gpur::InvalidArgument("every size of the grid must be >= 1");
-    }
-    if (neumann.size() != shape.size())
-    {
-      throw gpur::InvalidArgument("boundary needs " + std::to_string(shape.size()) + " values, got " +
-                                  std::to_string(neumann.size()));
-    }
-    const gpur::Grid grid = GridOf(shape.data(), shape.size(), spacing);
-    grid.Validate();
-    if (!std::isfinite(shift))
-    {
-      throw gpur::InvalidArgument("shift must be finite");
-    }
     gpur::SeparableOperator<double> op;
-    for (unsigned d = 0; d < grid.dimension; ++d)
+    for (auto axis = axes.rbegin(); axis != axes.rend(); ++axis)
     {
-      const gpur::BoundaryCondition condition =
-        neumann[grid.dimension - 1 - d] ? gpur::BoundaryCondition::Neumann : gpur::BoundaryCondition::Dirichlet;
-      op.axes.push_back(gpur::MakeSecondDifferenceAxis(grid.size[d], grid.spacing[d], condition, condition));
+      gpur::AxisFactors<double> factors;
+      factors.A.diagonal = (*axis)[0];
+      factors.A.offDiagonal = (*axis)[1];
+      factors.M.diagonal = (*axis)[2];
+      factors.M.offDiagonal = (*axis)[3];
+      op.axes.push_back(std::move(factors));
+      m_Shape.insert(m_Shape.begin(), static_cast<py::ssize_t>(op.axes.back().Size()));
     }
     op.shift = shift;
+    op.Validate();
     gpur::PSCROptions options;
     options.radix = radix;
     // 1 accepts any right-hand side of a singular problem and projects it; 0: the engine's sqrt(epsilon).
     options.compatibilityTolerance = project ? 1.0 : 0.0;
+    options.precision = ParsePrecision(precision);
+    options.residualTolerance = residualTolerance;
+    options.refinementSteps = refinementSteps;
     options.execution = Execution(backend, device);
+    options.Validate();
     py::gil_scoped_release release;
     m_Solver = std::make_unique<gpur::PSCRSolver<Real>>(gpur::CastOperator<Real>(op), options);
   }
 
-  /** (u, seconds of the solve) for f of the plan's shape (dtype and layout: noconvert at the binding). */
+  /** (u, report dict) for f of the plan's shape (dtype and layout: noconvert at the binding). */
   py::tuple
   Solve(py::array_t<Real, py::array::c_style> f) const
   {
@@ -484,14 +524,15 @@ public:
     py::array_t<Real> u = LikeArray(f);
     const Real * in = f.data();
     Real * out = u.mutable_data();
+    gpur::PSCRSolveReport report;
     double seconds = 0;
     {
       py::gil_scoped_release release;
       const gpur::Stopwatch watch;
-      m_Solver->Solve(in, out);
+      report = m_Solver->Solve(in, out);
       seconds = watch.Seconds();
     }
-    return py::make_tuple(u, seconds);
+    return py::make_tuple(u, SolveReportToDict(report, seconds));
   }
 
   const gpur::PSCRSolver<Real> &
@@ -507,24 +548,26 @@ private:
 
 template<typename Real>
 void
-DefinePoissonPlan(py::module_ & m, const std::string & suffix)
+DefineSeparablePlan(py::module_ & m, const std::string & suffix)
 {
-  using Plan = PoissonPlan<Real>;
-  py::class_<Plan>(m, ("PoissonPlan_" + suffix).c_str())
-    .def(py::init<const std::vector<py::ssize_t> &,
-                  const std::vector<double> &,
-                  const std::vector<bool> &,
+  using Plan = SeparablePlan<Real>;
+  py::class_<Plan>(m, ("SeparablePlan_" + suffix).c_str())
+    .def(py::init<const std::vector<typename Plan::AxisVectors> &,
                   double,
                   unsigned,
                   bool,
                   const std::string &,
+                  double,
+                  int,
+                  const std::string &,
                   const std::string &>(),
-         py::arg("shape"),
-         py::arg("spacing"),
-         py::arg("neumann"),
+         py::arg("axes"),
          py::arg("shift"),
          py::arg("radix"),
          py::arg("project"),
+         py::arg("precision"),
+         py::arg("residual_tolerance"),
+         py::arg("refinement_steps"),
          py::arg("backend"),
          py::arg("device"))
     .def("solve", &Plan::Solve, py::arg("f").noconvert())
@@ -537,6 +580,9 @@ DefinePoissonPlan(py::module_ & m, const std::string & suffix)
                                opencl ? "OpenCL" : "CPU", opencl ? used.device.name : std::string(), used.Describe());
                            })
     .def_property_readonly("singular", [](const Plan & p) { return p.Solver().IsSingular(); })
+    .def_property_readonly("well_posed", [](const Plan & p) { return p.Solver().IsWellPosed(); })
+    .def_property_readonly("computes_in_double", [](const Plan & p) { return p.Solver().ComputesInDouble(); })
+    .def_property_readonly("refinement_steps", [](const Plan & p) { return p.Solver().RefinementSteps(); })
     .def_property_readonly("setup_seconds", [](const Plan & p) { return p.Solver().SetupSeconds(); })
     .def_property_readonly("tridiagonal_solves", [](const Plan & p) { return p.Solver().TridiagonalSolveCount(); });
 }
@@ -637,6 +683,8 @@ PYBIND11_MODULE(_core, m)
 
   // The module lives until the interpreter ends, so the type object is kept forever.
   static py::handle abortedType = py::exception<gpur::Aborted>(m, "Aborted", PyExc_RuntimeError).release();
+  static py::handle numericalErrorType =
+    py::exception<gpur::NumericalError>(m, "NumericalError", PyExc_ArithmeticError).release();
   // One translator, so the order is explicit: most derived engine errors first.
   py::register_exception_translator(
     [](std::exception_ptr p)
@@ -656,6 +704,10 @@ PYBIND11_MODULE(_core, m)
       {
         PyErr_SetString(PyExc_ValueError, e.what());
       }
+      catch (const gpur::NumericalError & e)
+      {
+        PyErr_SetString(numericalErrorType.ptr(), e.what());
+      }
       catch (const gpur::Error & e)
       {
         PyErr_SetString(PyExc_RuntimeError, e.what());
@@ -666,8 +718,31 @@ PYBIND11_MODULE(_core, m)
   DefineEngine<double>(m, "float64");
   m.attr("TV_DEFAULT_MAX_ITERATIONS") = gpur::TVParameters().maxIterations;
   m.attr("TV_DEFAULT_TOLERANCE") = gpur::TVParameters().gapTolerance;
-  DefinePoissonPlan<float>(m, "float32");
-  DefinePoissonPlan<double>(m, "float64");
+  DefineSeparablePlan<float>(m, "float32");
+  DefineSeparablePlan<double>(m, "float64");
+  m.def(
+    "second_difference_axis",
+    [](std::size_t n, double spacing, bool leftNeumann, bool rightNeumann)
+    { return AxisArrays(gpur::MakeSecondDifferenceAxis(n, spacing, Condition(leftNeumann), Condition(rightNeumann))); },
+    py::arg("n"),
+    py::arg("spacing"),
+    py::arg("left_neumann"),
+    py::arg("right_neumann"),
+    "gpur::MakeSecondDifferenceAxis as (A diagonal, A off-diagonal, M diagonal, M off-diagonal)");
+  m.def(
+    "p1_axis",
+    [](const std::vector<double> & nodes, bool leftNeumann, bool rightNeumann, bool consistent)
+    {
+      return AxisArrays(gpur::MakeP1Axis(nodes,
+                                         Condition(leftNeumann),
+                                         Condition(rightNeumann),
+                                         consistent ? gpur::MassMatrix::Consistent : gpur::MassMatrix::Lumped));
+    },
+    py::arg("nodes"),
+    py::arg("left_neumann"),
+    py::arg("right_neumann"),
+    py::arg("consistent_mass"),
+    "gpur::MakeP1Axis as (A diagonal, A off-diagonal, M diagonal, M off-diagonal)");
   m.def("list_devices", &ListDevices, "Every OpenCL device, as dicts");
   m.def("make_ct_phantom",
         &MakeCTPhantom,

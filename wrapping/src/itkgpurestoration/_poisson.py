@@ -1,47 +1,51 @@
-"""solve_poisson and PoissonSolver: the Python front end of the PSCR engine (gpur::PSCRSolver).
+"""solve_poisson and PoissonSolver: the Python front end of the PSCR engine (gpur::PSCRSolver) for images.
 
 The discrete problem is the one ``itk::PSCRPoissonSolver`` solves:
 ``-Lap_h u + shift * u = f`` with the second-order finite-difference Laplacian
 in physical units (each axis' second difference divided by its spacing
-squared), on the grid of the right-hand side.
+squared), on the grid of the right-hand side. It is the separable operator of
+``SeparableSolver`` with one ``second_difference_axis`` per array axis.
 """
 
-import math
 import numbers
 
 import numpy as np
 
-from . import _core
-from ._denoise import compute_dtype, positive_finite, prepare_image
+from ._denoise import prepare_image
 from ._images import to_array
-
-BOUNDARIES = ("dirichlet", "neumann")
-_PLANS = {np.dtype(np.float32): _core.PoissonPlan_float32, np.dtype(np.float64): _core.PoissonPlan_float64}
+from ._separable import SeparableSolver, boundary_name, second_difference_axis
 
 
-def _neumann_flags(boundary, ndim):
-    """Per-axis True for Neumann from one name or a sequence of ndim names (array-axis order)."""
-    names = [boundary] * ndim if isinstance(boundary, str) else list(boundary)
-    if len(names) != ndim:
-        raise ValueError(f"boundary needs one name or {ndim} (one per axis), got {len(names)}")
-    flags = []
-    for name in names:
-        if not isinstance(name, str) or name.lower() not in BOUNDARIES:
-            raise ValueError(f"boundary must be 'dirichlet' or 'neumann' (or one per axis), got {name!r}")
-        flags.append(name.lower() == "neumann")
-    return flags
+def _boundaries(boundary, ndim):
+    """Per-axis names from one name or a sequence of ndim names (array-axis order)."""
+    if isinstance(boundary, str):
+        return (boundary_name(boundary, "boundary"),) * ndim
+    if not isinstance(boundary, (list, tuple)):
+        raise ValueError(
+            f"boundary must be 'dirichlet' or 'neumann', or a sequence of them (one per axis), got {boundary!r}"
+        )
+    if len(boundary) != ndim:
+        raise ValueError(f"boundary needs one name or {ndim} (one per axis), got {len(boundary)}")
+    return tuple(boundary_name(b, "boundary") for b in boundary)
 
 
-def _finite(value, name):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a real number, got {value!r}")
-    value = float(value)
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    return value
+def _spacing(spacing, ndim):
+    """spacing as a tuple of ndim floats (array-axis order), or ValueError naming it; None: unit spacing."""
+    if spacing is None:
+        return (1.0,) * ndim
+    if isinstance(spacing, (str, bytes)) or not hasattr(spacing, "__len__"):
+        raise ValueError(
+            f"spacing must be a sequence of {ndim} numbers (one per axis, array-axis order), got {spacing!r}"
+        )
+    if len(spacing) != ndim:
+        raise ValueError(f"spacing needs {ndim} values, got {len(spacing)}")
+    for s in spacing:
+        if isinstance(s, bool) or not isinstance(s, numbers.Real):
+            raise ValueError(f"spacing must hold numbers, got {s!r}")
+    return tuple(float(s) for s in spacing)
 
 
-class PoissonSolver:
+class PoissonSolver(SeparableSolver):
     """A fast direct solver of ``-Lap_h u + shift * u = f`` on one grid, planned once.
 
     The plan (the block eigenproblems of PSCR, the expensive part) is built by
@@ -49,12 +53,12 @@ class PoissonSolver:
     ``shape``, each in O(N log n). See ``solve_poisson`` for the discretisation
     and the parameters; ``shape`` and ``spacing`` are in array-axis order
     ((z,) y, x), ``dtype`` is float32 or float64 (what the solves compute in).
+    It is a ``SeparableSolver`` whose axes are ``second_difference_axis(n, h,
+    boundary, boundary)``; the accuracy options (``precision``,
+    ``residual_tolerance``, ``max_refinement_steps``) are that class'.
 
-    Attributes: ``shape``, ``spacing``, ``dtype``, ``shift``, ``boundary``
-    (per axis), ``radix``, ``backend`` ("CPU" or "OpenCL"), ``device`` (its
-    name, "" on the CPU), ``singular`` (pure-Neumann Poisson),
-    ``setup_seconds`` (time of the plan and, on OpenCL, its upload),
-    ``tridiagonal_solves`` (per solve).
+    Attributes: those of ``SeparableSolver`` and ``spacing``, ``boundary`` (per
+    axis).
     """
 
     def __init__(
@@ -67,104 +71,64 @@ class PoissonSolver:
         radix=4,
         dtype=np.float64,
         project_rhs=False,
+        precision="auto",
+        residual_tolerance=0.0,
+        max_refinement_steps=None,
         backend="auto",
         device="",
     ):
-        self.shape = tuple(int(n) for n in shape)
-        ndim = len(self.shape)
+        shape = tuple(int(n) for n in shape)
+        ndim = len(shape)
         if ndim not in (2, 3):
             raise ValueError(f"shape must have 2 or 3 values, got {ndim}")
-        self.spacing = (1.0,) * ndim if spacing is None else tuple(positive_finite(s, "spacing") for s in spacing)
-        self.shift = _finite(shift, "shift")
-        neumann = _neumann_flags(boundary, ndim)
-        self.boundary = tuple(BOUNDARIES[n] for n in neumann)
-        if isinstance(radix, bool) or radix not in (2, 4):
-            raise ValueError(f"radix must be 2 or 4, got {radix!r}")
-        self.radix = int(radix)
-        self.dtype = np.dtype(dtype)
-        if self.dtype not in _PLANS:
-            raise ValueError(f"dtype must be float32 or float64, got {self.dtype}")
-        self.project_rhs = bool(project_rhs)
-        self._plan = _PLANS[self.dtype](
-            list(self.shape),
-            list(self.spacing),
-            neumann,
-            self.shift,
-            self.radix,
-            self.project_rhs,
-            str(backend),
-            str(device),
+        if any(n < 1 for n in shape):
+            raise ValueError(f"every size of shape must be >= 1, got {shape}")
+        if all(n == 1 for n in shape):
+            raise ValueError(f"shape {shape} is a single voxel; the solver needs at least 2 voxels")
+        self.spacing = _spacing(spacing, ndim)
+        self.boundary = _boundaries(boundary, ndim)
+        axes = [second_difference_axis(n, h, b, b) for n, h, b in zip(shape, self.spacing, self.boundary)]
+        super().__init__(
+            axes,
+            shift,
+            dtype=dtype,
+            radix=radix,
+            precision=precision,
+            residual_tolerance=residual_tolerance,
+            max_refinement_steps=max_refinement_steps,
+            project_rhs=project_rhs,
+            backend=backend,
+            device=device,
         )
-
-    @property
-    def backend(self):
-        """The backend the solves run on: "CPU" or "OpenCL"."""
-        return self._plan.backend[0]
-
-    @property
-    def device(self):
-        """The OpenCL device's name ("" on the CPU)."""
-        return self._plan.backend[1]
-
-    @property
-    def singular(self):
-        """True for pure-Neumann Poisson (shift 0, Neumann on every axis): u is unique up to a constant."""
-        return self._plan.singular
-
-    @property
-    def setup_seconds(self):
-        return self._plan.setup_seconds
-
-    @property
-    def tridiagonal_solves(self):
-        return self._plan.tridiagonal_solves
 
     def solve(self, rhs, *, return_report=False):
         """The solution for the right-hand side ``rhs`` (array or image of ``shape``), of the same kind.
 
         A SimpleITK/itk image must have the solver's spacing (else ValueError:
         the plan depends on it); its metadata is kept. Any real dtype is
-        converted to the solver's dtype.
+        converted to the solver's dtype. The report is ``SeparableSolver.solve``'s
+        with ``boundary`` and ``spacing``.
         """
         array, image_spacing, restore = to_array(rhs)
-        array = np.asarray(array)
-        if array.shape != self.shape:
-            raise ValueError(f"rhs has shape {array.shape}, the solver {self.shape}")
-        compute_dtype(array.dtype)  # ValueError for complex and other non-real dtypes
+        array = self._checked_array(np.asarray(array))
         if image_spacing is not None and not np.allclose(image_spacing, self.spacing, rtol=1e-6, atol=0):
             raise ValueError(
                 f"rhs has spacing {tuple(image_spacing)}, the solver {self.spacing}; build a solver for that spacing"
             )
-        u, report = self._solve(np.ascontiguousarray(array, dtype=self.dtype))
+        u, report = self._solve(array)
         out = restore(u)
         return (out, report) if return_report else out
 
-    def _solve(self, array):
-        """(u, report) for a C-contiguous array of the solver's shape and dtype."""
-        try:
-            u, seconds = self._plan.solve(array)
-        except ValueError as e:
-            if self.singular and "not compatible" in str(e):
-                raise ValueError(
-                    f"{e}. With Neumann on every axis and shift 0 a solution exists only when the sum of rhs is 0; "
-                    "pass project_rhs=True to subtract its mean (the least-squares solution)"
-                ) from None
-            raise
-        backend, device, description = self._plan.backend
-        report = {
-            "backend": backend,
-            "device": device,
-            "description": description,
-            "radix": self.radix,
-            "boundary": self.boundary,
-            "spacing": self.spacing,
-            "shift": self.shift,
-            "singular": self.singular,
-            "setup_seconds": self.setup_seconds,
-            "solve_seconds": seconds,
-            "tridiagonal_solves": self.tridiagonal_solves,
-        }
-        return u, report
+    def _incompatible_hint(self):
+        return (
+            "With Neumann on every axis and shift 0 a solution exists only when the sum of rhs is 0; "
+            "pass project_rhs=True to subtract its mean (the least-squares solution)"
+        )
+
+    def _settings(self):
+        settings = super()._settings()
+        settings.update({"boundary": self.boundary, "spacing": self.spacing})
+        return settings
 
 
 def solve_poisson(
@@ -175,6 +139,9 @@ def solve_poisson(
     spacing=None,
     radix=4,
     project_rhs=False,
+    precision="auto",
+    residual_tolerance=0.0,
+    max_refinement_steps=None,
     backend="auto",
     device="",
     return_report=False,
@@ -186,7 +153,10 @@ def solve_poisson(
     by its spacing squared), as in ``itk::PSCRPoissonSolver``. shift 0 is
     Poisson, > 0 modified Helmholtz (screened Poisson), < 0 Helmholtz. The
     method is PSCR (partial solution variant of cyclic reduction), a direct
-    solver in O(N log n): the result is exact up to rounding.
+    solver in O(N log n). Every solve checks its relative residual
+    ||f - A u|| / ||f|| (in float64) against a target near the rounding floor
+    of its dtype, refines until it meets it, and raises NumericalError rather
+    than return a solution that does not (see ``precision``).
 
     Parameters
     ----------
@@ -211,16 +181,35 @@ def solve_poisson(
         Singular problems only (Neumann on every axis, shift 0): subtract the
         mean of f instead of refusing an f whose sum is not 0 up to rounding.
         The solution of a singular problem has zero mean.
+    precision : {"auto", "dtype", "float64"}
+        Where float32 data are solved. "auto" (default): in float32, redone in
+        float64 (the result rounded to float32) when float32 cannot reach the
+        residual target, as for indefinite Helmholtz (shift below minus the
+        smallest eigenvalue) on large grids. "dtype": float32 only
+        (NumericalError when that is not enough). "float64": always in
+        float64. float64 data are always solved in float64.
+    residual_tolerance : float
+        The relative residual a solve must reach; 0 (default): 8x the
+        rounding floor, the residual of the exact solution rounded to the
+        dtype (about 1e-7 in float32, 1e-15 in float64, larger on
+        ill-conditioned problems).
+    max_refinement_steps : None or int 0..16
+        Most steps of iterative refinement, u += A^-1 (f - A u); None: 8.
     backend : {"auto", "cpu", "opencl"}
         auto uses OpenCL when a device exists (and supports fp64 for float64
         data), else the CPU (all cores).
     device : str
         OpenCL device selection, as for ``denoise_tv``.
     return_report : bool
-        Also return a dict: backend ("CPU"/"OpenCL"), device, description,
-        radix, boundary, spacing, shift, singular, setup_seconds (the plan; on
-        OpenCL with its upload), solve_seconds (host arrays in and out),
-        tridiagonal_solves.
+        Also return a dict: relative_residual (of the returned u, evaluated in
+        float64 for the operator solved; float32 solves round 1/h^2 and the
+        shift to float32),
+        residual_target, rounding_floor, refinement_steps, computed_in_double,
+        incompatibility (singular problems: the share of f projected out; else
+        0), backend ("CPU"/"OpenCL"), device, description, radix, boundary,
+        spacing, shift, precision, singular, setup_seconds (the plan; on
+        OpenCL with its upload), solve_seconds (host arrays in and out, the
+        checks and refinement included), tridiagonal_solves.
 
     Returns
     -------
@@ -231,17 +220,21 @@ def solve_poisson(
     Raises
     ------
     ValueError for bad parameters or input (NaN/Inf, single voxel, wrong
-    dimension, an incompatible f of a singular problem, ...).
+    dimension, an incompatible f of a singular problem, ...); NumericalError
+    (an ArithmeticError) when the solution cannot reach its residual target.
     """
-    array, spacing, restore = prepare_image(rhs, spacing)
+    array, image_spacing, restore = prepare_image(rhs, None)
     solver = PoissonSolver(
         array.shape,
-        spacing=spacing,
+        spacing=image_spacing if spacing is None else spacing,
         shift=shift,
         boundary=boundary,
         radix=radix,
         dtype=array.dtype,
         project_rhs=project_rhs,
+        precision=precision,
+        residual_tolerance=residual_tolerance,
+        max_refinement_steps=max_refinement_steps,
         backend=backend,
         device=device,
     )
