@@ -20,7 +20,7 @@ namespace gpur
  * about `seconds` of device work: when 2 d steps are queued it waits until d
  * are left, with d = seconds / (measured time per step), 1 <= d <= 256. So
  * progress lags the device, and an abort takes effect, within about
- * 2 seconds (or two steps, when a step takes longer), the device always has
+ * 2 x `seconds` (or two steps, when a step takes longer), the device always has
  * d steps queued (it does not idle while the host waits), and the host wakes
  * once per d steps (a few per second), which costs no measurable throughput.
  */
@@ -32,7 +32,7 @@ public:
   {
   }
 
-  /** Marks the end of a step on the in-order queue; waits while about 2 seconds of steps are unfinished. */
+  /** Marks the end of a step on the in-order queue; waits while about 2 x `seconds` of steps are unfinished. */
   void
   Step(const cl::CommandQueue & queue)
   {
