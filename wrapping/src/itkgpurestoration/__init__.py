@@ -5,27 +5,33 @@ NumPy arrays, ``SimpleITK.Image`` and ``itk.Image`` objects and returns the
 same kind. See ``denoise_tv``, ``denoise_tv_dask`` (chunked volumes, exact by
 rounds), ``denoise_statistical_tv`` (noise-weighted TV for CT, TV gradient
 descent), ``solve_poisson`` and ``PoissonSolver`` (PSCR direct solver of
--Lap u + c u = f), ``make_ct_phantom`` (simulated CT test data) and ``list_devices``.
+-Lap u + c u = f), ``estimate_noise_variance`` (the noise level of an
+image, also of correlated CT noise), ``make_ct_phantom`` and ``simulate_ct``
+(simulated CT test data) and ``list_devices``.
 """
 
 from ._chunked import denoise_tv_dask
 from ._core import Aborted
 from ._denoise import denoise_tv, lam_from_skimage_weight
 from ._devices import list_devices
-from ._phantom import CTPhantom, make_ct_phantom
+from ._noise import estimate_noise_variance
+from ._phantom import CTPhantom, CTScan, make_ct_phantom, simulate_ct
 from ._poisson import PoissonSolver, solve_poisson
 from ._statistical import denoise_statistical_tv
 
 __all__ = [
     "Aborted",
     "CTPhantom",
+    "CTScan",
     "PoissonSolver",
     "denoise_statistical_tv",
     "denoise_tv",
     "denoise_tv_dask",
+    "estimate_noise_variance",
     "lam_from_skimage_weight",
     "list_devices",
     "make_ct_phantom",
+    "simulate_ct",
     "solve_poisson",
 ]
 __version__ = "0.1.0"
