@@ -99,11 +99,13 @@ enum class NoiseSpectrum
  * about sqrt(2/300) ~ 8 %. In the tests (64^3 and 256^2 Shepp-Logan, sigma
  * 0.03 to 0.12) the median voxel-wise relative error of the variance is 5-15 %
  * and the mean over a region is within 10 % of the true mean variance, on the
- * phantom's edge voxels as well as elsewhere. On simulated CT scans (parallel
- * beam FBP with Ram-Lak and Hann filters, cone-beam FDK) the mean over the
- * volume is within 10 % of the analytic FBP variance and the median
- * voxel-wise error 10-15 % (the residual's gain also varies with the noise's
- * local anisotropy, which the tiles follow only at their scale). Where the
+ * phantom's edge voxels as well as elsewhere. On simulated CT scans of a
+ * machined part (64^3, parallel-beam FBP with Ram-Lak and Hann filters) the
+ * mean over the volume is within 7 % of the analytic FBP variance and the
+ * median voxel-wise error 9-16 %; with cone-beam FDK -5 to -12 % and 18-23 %:
+ * the residual's gain varies with the noise's local anisotropy (30 % lower
+ * inside the part, whose long axis-aligned paths dominate its noise), which the
+ * tiles follow only where flat tiles lie near. Where the
  * noise level jumps, the map is spread over R + 1 voxels either side of the
  * jump; near the image border the window is one-sided, which biases the map
  * where the noise level has a gradient there.

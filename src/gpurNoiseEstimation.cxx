@@ -532,21 +532,31 @@ MaskGain(const NoiseEstimationOptions & options,
   return measured > 0.0 ? measured : white;
 }
 
-/** The mean of r^2 over the (2R + 1)^D box around every voxel, clipped to the grid (pass 0 of step 3). */
+/**
+ * The mean of r^2 over the voxels of the (2R + 1)^D box around every voxel,
+ * clipped to the grid, that `mask` does not flag (all of them when it is
+ * empty: pass 0 of step 3); 0 where the box has none.
+ */
 std::vector<float>
-LocalMeanSquare(const std::vector<float> & r, const Grid & grid, unsigned R, const ParallelForFunction & parallelFor)
+LocalMeanSquare(const std::vector<float> & r,
+                const std::vector<std::uint8_t> & mask,
+                const Grid & grid,
+                unsigned R,
+                const ParallelForFunction & parallelFor)
 {
   const std::size_t n = r.size();
-  std::vector<float> sum(n), count(n, 1.0f);
+  std::vector<float> sum(n), count(n);
   for (std::size_t i = 0; i < n; ++i)
   {
-    sum[i] = r[i] * r[i];
+    const bool valid = mask.empty() || !mask[i];
+    sum[i] = valid ? r[i] * r[i] : 0.0f;
+    count[i] = valid ? 1.0f : 0.0f;
   }
   BoxSum(sum, grid, R, parallelFor);
   BoxSum(count, grid, R, parallelFor);
   for (std::size_t i = 0; i < n; ++i)
   {
-    sum[i] /= count[i];
+    sum[i] = count[i] > 0.0f ? sum[i] / count[i] : 0.0f;
   }
   return sum;
 }
@@ -556,6 +566,7 @@ template<typename Real>
 ResidualGain
 MeasureGain(const Real * f,
             const ScaledImage & image,
+            const std::vector<float> & localResidual2,
             const std::vector<std::uint8_t> & mask,
             const Grid & grid,
             const NoiseEstimationOptions & options,
@@ -566,7 +577,7 @@ MeasureGain(const Real * f,
   if (options.spectrum == NoiseSpectrum::Measured)
   {
     gain = ResidualGain(
-      f, image.mean, image.scale, image.r, mask, grid, options.CalibrationRadius(grid.dimension), parallelFor);
+      f, image.mean, image.scale, localResidual2, mask, grid, options.CalibrationRadius(grid.dimension), parallelFor);
   }
   report.residualGain = gain.Global();
   report.gainMeasured = gain.Measured();
@@ -636,7 +647,7 @@ EstimateNoiseVariance(const Real * f,
   const double eta = TruncatedNormalVariance(options.outlierClip);
 
   // Pass 0: every residual, no clipping; then `iterations` passes with mask and clipping.
-  std::vector<float> v = LocalMeanSquare(r, grid, R, pf), count(n), sum(n);
+  std::vector<float> v = LocalMeanSquare(r, {}, grid, R, pf), count(n), sum(n);
   out.maskGain = MaskGain(options, grid.dimension, image.g2, v, pf);
   const double threshold2 = options.edgeThreshold * options.edgeThreshold * out.maskGain;
   std::vector<std::uint8_t> mask;
@@ -681,7 +692,7 @@ EstimateNoiseVariance(const Real * f,
   }
 
   // v estimates E[r^2] = G s^2: divide by the residual's gain (1 for white noise).
-  const ResidualGain gain = MeasureGain(f, image, mask, grid, options, pf, out);
+  const ResidualGain gain = MeasureGain(f, image, v, mask, grid, options, pf, out);
   if (gain.Measured())
   {
     pf(n,
@@ -755,8 +766,8 @@ EstimateNoiseSigma(const Real * f,
     absR[i] = std::abs(image.r[i]);
   }
   double sigma = kMADToSigma * Median(absR);
-  out.maskGain = MaskGain(
-    options, grid.dimension, image.g2, LocalMeanSquare(image.r, grid, options.WindowRadius(grid.dimension), pf), pf);
+  const unsigned R = options.WindowRadius(grid.dimension);
+  out.maskGain = MaskGain(options, grid.dimension, image.g2, LocalMeanSquare(image.r, {}, grid, R, pf), pf);
   const double threshold2 = options.edgeThreshold * options.edgeThreshold * out.maskGain;
   std::vector<std::uint8_t> mask(n, 0);
   // Two refinements of the mask (threshold: the global estimate) and of sigma, as MAD of the unflagged |r|.
@@ -781,7 +792,9 @@ EstimateNoiseSigma(const Real * f,
     sigma = kMADToSigma * Median(std::move(kept));
     mask = std::move(next);
   }
-  const ResidualGain gain = MeasureGain(f, image, mask, grid, options, pf, out);
+  // The calibration's E[r^2]: the local mean of the unflagged r^2.
+  const ResidualGain gain =
+    MeasureGain(f, image, LocalMeanSquare(image.r, mask, grid, R, pf), mask, grid, options, pf, out);
   return sigma / std::sqrt(gain.Global()) * image.scale;
 }
 

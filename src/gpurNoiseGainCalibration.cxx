@@ -31,7 +31,7 @@ template<typename Real>
 ResidualGain::ResidualGain(const Real * f,
                            double offset,
                            double scale,
-                           const std::vector<float> & r,
+                           const std::vector<float> & localResidual2,
                            const std::vector<std::uint8_t> & mask,
                            const Grid & grid,
                            unsigned halfWidth,
@@ -67,7 +67,7 @@ ResidualGain::ResidualGain(const Real * f,
         }
         // Sums of v = (f - offset) / scale - v0 (v0 its first value: no cancellation), v^2, (x - c) v.
         const double v0 = (static_cast<double>(f[(begin[2] * ny + begin[1]) * nx + begin[0]]) - offset) * inverseScale;
-        double s = 0.0, s2 = 0.0, moment[3] = { 0.0, 0.0, 0.0 }, rr = 0.0;
+        double s = 0.0, s2 = 0.0, moment[3] = { 0.0, 0.0, 0.0 };
         bool flat = true;
         for (std::size_t z = begin[2]; z < end[2] && flat; ++z)
           for (std::size_t y = begin[1]; y < end[1] && flat; ++y)
@@ -85,7 +85,6 @@ ResidualGain::ResidualGain(const Real * f,
               moment[0] += (static_cast<double>(x) - centre[0]) * v;
               moment[1] += (static_cast<double>(y) - centre[1]) * v;
               moment[2] += (static_cast<double>(z) - centre[2]) * v;
-              rr += static_cast<double>(r[i]) * r[i];
             }
         if (!flat)
         {
@@ -104,9 +103,14 @@ ResidualGain::ResidualGain(const Real * f,
           rss -= moment[d] * moment[d] / sxx;
         }
         const double variance = rss / (N - static_cast<double>(D) - 1.0);
+        // E[r^2] at the tile's centre voxel: the local mean of r^2 (a window larger than the tile,
+        // so that it is less noisy than the tile's own mean of r^2).
+        const std::size_t c = (static_cast<std::size_t>(centre[2]) * ny + static_cast<std::size_t>(centre[1])) * nx +
+                              static_cast<std::size_t>(centre[0]);
+        const double rr = static_cast<double>(localResidual2[c]);
         if (variance > 0.0 && rr > 0.0)
         {
-          tiles[t] = { rr / N, variance, true };
+          tiles[t] = { rr, variance, true };
         }
       }
     });

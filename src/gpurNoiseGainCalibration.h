@@ -32,7 +32,8 @@ namespace gpur
  * estimates the noise variance (exactly for white noise; for noise whose
  * spectrum vanishes at low frequencies, as a ramp filter's does, the plane
  * removes almost nothing of it: the error is below (D + 1) / N = 1.2 % for
- * 7^3 tiles, measured 2 % for a Hann-windowed ramp); the tile's mean r^2
+ * 7^3 tiles, measured 2 % for a Hann-windowed ramp); the local mean of r^2 at
+ * the tile's centre (step 3's window, larger than the tile, so less noisy)
  * divided by it is that tile's gain. The global gain is the ratio of sums over
  * the flat tiles whose gain is at least half the median (tiles with remaining
  * structure inflate the plane fit's residual far more than r^2). The gain
@@ -48,14 +49,15 @@ public:
   /** Not measured: the gain of white noise, 1. */
   ResidualGain() = default;
   /**
-   * r: the residual of f divided by `scale`; offset: the image's mean (removed
-   * from f in double, so float keeps the precision). mask: 1 on structure voxels.
+   * localResidual2: the local mean of r^2 (r the residual of f / scale) at every
+   * voxel; offset: the image's mean (removed from f in double, so float keeps the
+   * precision). mask: 1 on structure voxels.
    */
   template<typename Real>
   ResidualGain(const Real * f,
                double offset,
                double scale,
-               const std::vector<float> & r,
+               const std::vector<float> & localResidual2,
                const std::vector<std::uint8_t> & mask,
                const Grid & grid,
                unsigned halfWidth,
@@ -91,11 +93,11 @@ public:
   }
 
   /** Fewer flat tiles than this: the gain is not measured (the median of fewer is too noisy). */
-  static constexpr std::size_t kMinimumTiles = 8;
+  static constexpr std::size_t kMinimumTiles = 16;
   /** Radius, in tiles, of the neighbourhood whose flat tiles give a voxel's gain. */
   static constexpr unsigned kNeighbourTiles = 2;
   /** Pseudo-count of global-gain tiles added to every neighbourhood (shrinkage towards the global gain). */
-  static constexpr double kPriorTiles = 1.0;
+  static constexpr double kPriorTiles = 4.0;
 
 private:
   /** A ratio sum(a) / sum(b) over the kept tiles: per tile (of its neighbourhood) and over the image. */

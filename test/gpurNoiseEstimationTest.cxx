@@ -416,10 +416,11 @@ TEST(NoiseEstimation, CorrelatedCTNoise)
   // is the generator's analytic FBP/FDK variance (checked against realisations in
   // gpurCTPhantomTest). Tolerances: the mean over the volume within 10 % for the
   // parallel beam (the gain's spread between tiles, and aliasing streaks that
-  // count as noise; measured 0 % Ram-Lak, -7 % Hann); 20 % for the cone beam
-  // (measured -18 %), whose noise in the part is anisotropic (long axis-aligned
-  // paths through the block), where the residual's gain is 30 % below that of
-  // the flat tiles around it (measured on the pure noise).
+  // count as noise; measured 0 % Ram-Lak, -7 % Hann); 15 % for the cone beam
+  // (measured -9 %), whose noise in the part is anisotropic (long axis-aligned
+  // paths through the block): there the residual's gain is 30 % below that of
+  // the flat tiles around it (measured on the pure noise), which also makes the
+  // voxel-wise error larger.
   const gpur::Grid grid = gpur::MakeGrid3D(64, 64, 32);
   struct Case
   {
@@ -432,7 +433,7 @@ TEST(NoiseEstimation, CorrelatedCTNoise)
   for (const Case & c :
        { Case{ "parallel beam, Ram-Lak", gpur::CTGeometry::ParallelBeam, gpur::RampFilter::RamLak, 180, 0.1, 0.25 },
          Case{ "parallel beam, Hann", gpur::CTGeometry::ParallelBeam, gpur::RampFilter::Hann, 180, 0.1, 0.25 },
-         Case{ "cone beam (FDK), Ram-Lak", gpur::CTGeometry::ConeBeam, gpur::RampFilter::RamLak, 200, 0.2, 0.35 } })
+         Case{ "cone beam (FDK), Ram-Lak", gpur::CTGeometry::ConeBeam, gpur::RampFilter::RamLak, 200, 0.15, 0.35 } })
   {
     gpur::CTScanParameters p;
     p.geometry = c.geometry;

@@ -135,14 +135,22 @@ TEST(StatisticalTVImageFilter, VarianceInputAutomaticLambdaAndGeometry)
   EXPECT_EQ(out->GetSpacing(), v.noisy->GetSpacing());
   EXPECT_EQ(out->GetOrigin(), v.noisy->GetOrigin());
   EXPECT_EQ(out->GetDirection(), v.noisy->GetDirection());
-  EXPECT_NEAR(filter->GetDiscrepancy(), 1.0, 0.05);
-  EXPECT_GT(filter->GetNumberOfLambdaSolves(), 1u);
+  // The calibrated discrepancy factor (0.9 G^0.35: about 0.9 for this white noise) is met.
+  EXPECT_NEAR(filter->GetDiscrepancy(), filter->GetDiscrepancyTarget(), 0.02 * filter->GetDiscrepancyTarget());
+  EXPECT_NEAR(filter->GetDiscrepancyTarget(), 0.9, 0.03);
+  EXPECT_GT(filter->GetMaximumDiscrepancy(), filter->GetDiscrepancyTarget());
+  EXPECT_EQ(filter->GetLambdaHistory().size(), filter->GetNumberOfLambdaSolves());
+  for (const auto & solve : filter->GetLambdaHistory())
+    EXPECT_TRUE(solve.converged) << "lambda " << solve.lambda;
+  EXPECT_GE(filter->GetNumberOfLambdaSolves(), 1u);
   EXPECT_FALSE(filter->GetVarianceEstimated());
   EXPECT_NE(filter->GetLambdaUsed(), 5.0);
   EXPECT_GT(PSNR(out, v.truth),
             PSNR(v.noisy, v.truth) +
               1.5); // measured +2.0 dB: the discrepancy principle smooths strongly on this small, detailed phantom
-  EXPECT_EQ(filter->GetAlgorithm(), gpur::TVAlgorithm::PDU);
+  // The default method converges at the default tolerance (the thesis' PDU often does not in 500 iterations).
+  EXPECT_EQ(filter->GetAlgorithm(), gpur::TVAlgorithm::AcceleratedChambollePock);
+  EXPECT_TRUE(filter->GetConverged());
   std::ostringstream print;
   filter->Print(print);
   EXPECT_NE(print.str().find("LambdaUsed"), std::string::npos);
@@ -368,5 +376,42 @@ TEST(StatisticalTVImageFilter, GradientDescentRefusesBadParameters)
     },
     "choose one");
   expectFailure([](GDFilter * f) { f->AutomaticLambdaOn(); }, "StopAtDiscrepancy");
-  expectFailure([](GDFilter * f) { f->SetDiscrepancyFactor(0.0); }, "discrepancy factor");
+  expectFailure([](GDFilter * f) { f->SetDiscrepancyFactor(-1.0); }, "discrepancy factor");
+}
+
+TEST(StatisticalTVImageFilter, PrimalDualRefusesUnreachableTargetsAndBadWeightExponents)
+{
+  const Volume v = MakeVolume(16);
+  const auto expectFailure = [&v](const std::function<void(GDFilter *)> & configure, const std::string & expected)
+  {
+    auto filter = GDFilter::New();
+    filter->SetInput(v.noisy);
+    filter->SetNoiseVariance(v.variance);
+    configure(filter);
+    try
+    {
+      filter->Update();
+      ADD_FAILURE() << "accepted; expected an error containing '" << expected << "'";
+    }
+    catch (const itk::ExceptionObject & e)
+    {
+      EXPECT_NE(std::string(e.GetDescription()).find(expected), std::string::npos) << e.GetDescription();
+    }
+    EXPECT_EQ(filter->GetOutput()->GetBufferPointer(), nullptr); // no partial output
+  };
+  expectFailure(
+    [](GDFilter * f)
+    {
+      f->AutomaticLambdaOn();
+      f->SetDiscrepancyFactor(1e6); // beyond that of the constant image
+    },
+    "reachable targets: (0, ");
+  expectFailure([](GDFilter * f) { f->SetWeightExponent(1000.0); }, "the weight exponent is 1000");
+  expectFailure(
+    [](GDFilter * f)
+    {
+      f->AutomaticLambdaOn();
+      f->SetGapTolerance(0.0);
+    },
+    "needs converged solves");
 }
