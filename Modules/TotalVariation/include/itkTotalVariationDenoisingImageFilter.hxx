@@ -170,8 +170,8 @@ TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::PrintSelf(std::os
   os << indent << "GapCheckInterval: " << m_GapCheckInterval << std::endl;
   os << indent << "PDUOffset: " << m_PDUOffset << std::endl;
   os << indent << "ExchangeInterval: " << m_ExchangeInterval << std::endl;
-  os << indent << "DeviceMemoryLimit: " << m_DeviceMemoryLimit
-     << (m_DeviceMemoryLimit ? " bytes" : " (90 % of the device)") << std::endl;
+  os << indent << "DeviceMemoryLimit: " << m_DeviceMemoryLimit << (m_DeviceMemoryLimit ? " bytes" : " (90 % of the device)")
+     << std::endl;
   os << indent << "StreamRegions: " << m_Report.streamRegions << std::endl;
   os << indent << "Backend: " << gpur::ToString(m_Backend) << std::endl;
   os << indent << "Device: " << (m_Device.empty() ? "(default)" : m_Device) << std::endl;
