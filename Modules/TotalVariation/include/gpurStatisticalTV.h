@@ -120,10 +120,10 @@ struct StatisticalTVReport
  * to estimate it with EstimateNoiseVariance. The callback sees each solve's
  * iterations (it restarts for every lambda of the automatic search).
  *
- * Scale covariance: the data are divided by the noise's RMS level before the
- * solves (and u multiplied back), so f -> c f, var -> c^2 var gives u -> c u
- * and lambda -> lambda / c, to rounding (bit for bit for powers of two), over
- * the whole float range.
+ * Scale covariance: the data are divided by their range before the solves
+ * (and u multiplied back), so f -> c f, var -> c^2 var gives u -> c u and
+ * lambda -> lambda / c, to rounding (bit for bit for powers of two), over the
+ * whole float range.
  *
  * The automatic lambda solves sum (u - f)^2 / var = discrepancyFactor * N for
  * lambda on converged solves (the factor calibrated when it is 0, which

@@ -179,18 +179,27 @@ MaximumDiscrepancy(const Real * f, const std::vector<Real> & w, const Real * var
 }
 
 /**
- * The RMS noise sigma: the solves run on f / scale and var / scale^2 (noise of
- * unit RMS level) with lambda * scale. The primal-dual steps are not
- * equivariant under a change of the intensity unit (tau = sigma balanced for
- * unit-sized data), so only data normalised by the data's own scale follow
- * the same iterations, and reach the same gap checks, whatever the unit; a
- * power of two near it would leave a factor between 0.7 and 1.4 (measured:
- * 3e-4 differences in lambda between scales 1 and 1e6).
+ * The intensity scale of the solves: they run on f / scale and var / scale^2
+ * with lambda * scale, so that the data span about 1 whatever the intensity
+ * unit. The primal-dual steps are not equivariant under a change of unit (the
+ * CP steps are balanced, and the thesis' PDU schedule is tuned, for data of
+ * unit range: on data spanning 50 it diverged at small lambda), so only data
+ * normalised by their own scale follow the same iterations and reach the same
+ * gap checks whatever the unit; a power of two near it would leave a factor
+ * between 0.7 and 1.4 (measured: 3e-4 differences in lambda between scales 1
+ * and 1e6). The range max(f) - min(f), or the RMS noise sigma for a constant image.
  */
+template<typename Real>
 double
-NormalisingScale(double meanVariance)
+NormalisingScale(const Real * f, std::size_t n, double meanVariance)
 {
-  return std::sqrt(meanVariance);
+  double lowest = static_cast<double>(f[0]), highest = lowest;
+  for (std::size_t i = 1; i < n; ++i)
+  {
+    lowest = std::min(lowest, static_cast<double>(f[i]));
+    highest = std::max(highest, static_cast<double>(f[i]));
+  }
+  return highest > lowest ? highest - lowest : std::sqrt(meanVariance);
 }
 
 /** The geometric mean of the grid's spacing (the length unit of lambda). */
@@ -229,8 +238,8 @@ DenoiseStatisticalTV(const Real * f,
   const std::vector<Real> w = Weights(variance, n, parameters.weightExponent, report.varianceRange);
   report.maximumDiscrepancy = MaximumDiscrepancy(f, w, variance, n);
 
-  // Solve on f / scale, var / scale^2 with lambda * scale; u = scale * u'.
-  const double scale = NormalisingScale(report.meanVariance);
+  // Solve on f / scale, var / scale^2 with lambda * scale (scale: the data's range); u = scale * u'.
+  const double scale = NormalisingScale(f, n, report.meanVariance);
   std::vector<Real> scaledF(n), scaledVariance(n), scaledU(n);
   for (std::size_t i = 0; i < n; ++i)
   {

@@ -180,8 +180,8 @@ TEST(StatisticalTV, ZeroExponentIsPlainTVAndFixedLambdaSolvesOnce)
   std::vector<float> u(v.f.size()), plain(v.f.size());
   const auto r = gpur::DenoiseStatisticalTV(v.f.data(), v.variance.data(), u.data(), grid, p);
   const auto rp = gpur::DenoiseTV(v.f.data(), plain.data(), grid, p.tv);
-  // The same model (solved on f / sigma, sigma the RMS noise level, with lambda sigma): the same ROF
-  // objective to within the gap tolerance of either solve.
+  // The same model (solved on f / range(f) with lambda range(f)): the same ROF objective to within the
+  // gap tolerance of either solve.
   ASSERT_TRUE(r.tv.converged && rp.converged);
   const double a = gpur::ROFObjective(v.f.data(), u.data(), grid, 12.0);
   const double b = gpur::ROFObjective(v.f.data(), plain.data(), grid, 12.0);
@@ -294,7 +294,7 @@ TEST(StatisticalTV, SearchRefusesUnconvergedSolves)
 TEST(StatisticalTV, AutomaticLambdaIsScaleCovariantOnBothBackends)
 {
   // f -> c f, var -> c^2 var: u -> c u and lambda -> lambda / c over the float range. The solves run on
-  // f / (RMS sigma), so powers of two give bit-identical results and other factors the same to rounding.
+  // f / range(f), so powers of two give bit-identical results and other factors the same to rounding.
   const Grid grid = gpur::MakeGrid3D(24, 20, 16);
   const NoisyVolume v = MakeVolume(grid, 0.05, 0.1, 27);
   std::vector<gpur::Backend> backends{ gpur::Backend::CPU };

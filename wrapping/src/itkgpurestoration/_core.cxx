@@ -202,7 +202,31 @@ VarianceData(const std::optional<py::array_t<Real, py::array::c_style>> & varian
   return variance->data();
 }
 
-/** Primal-dual statistical TV (S-PDU, weighted CP): gpur::DenoiseStatisticalTV. lambda None: automatic. */
+py::dict
+NoiseReportToDict(const gpur::NoiseEstimationReport & report)
+{
+  py::dict d;
+  d["residual_gain"] = report.residualGain;
+  d["gain_measured"] = report.gainMeasured;
+  d["tiles"] = report.tiles;
+  d["flat_tiles"] = report.flatTiles;
+  d["mask_gain"] = report.maskGain;
+  return d;
+}
+
+/** The variance fields of a statistical TV report: given or estimated (and how), its mean and range. */
+template<typename Report>
+void
+AddVarianceFields(py::dict & d, const Report & report)
+{
+  d["variance_estimated"] = report.varianceEstimated;
+  d["mean_variance"] = report.meanVariance;
+  d["variance_range"] = report.varianceRange;
+  d["noise_estimation"] =
+    report.varianceEstimated ? py::object(NoiseReportToDict(report.noise)) : py::object(py::none());
+}
+
+/** Primal-dual statistical TV (weighted CP or S-PDU): gpur::DenoiseStatisticalTV. lambda None: automatic. */
 template<typename Real>
 py::tuple
 DenoiseStatisticalTV(py::array_t<Real, py::array::c_style> f,
@@ -226,7 +250,7 @@ DenoiseStatisticalTV(py::array_t<Real, py::array::c_style> f,
   {
     parameters.tv.lambda = *lambda;
   }
-  parameters.automaticLambda = !lambda; // the engine's default lambda is the first guess
+  parameters.automaticLambda = !lambda;
   parameters.tv.maxIterations = maxIterations;
   parameters.tv.gapTolerance = tolerance;
   parameters.weightExponent = weightExponent;
@@ -246,10 +270,26 @@ DenoiseStatisticalTV(py::array_t<Real, py::array::c_style> f,
   d["lam"] = report.lambda;
   d["automatic_lam"] = parameters.automaticLambda;
   d["discrepancy"] = report.discrepancy;
-  d["variance_estimated"] = report.varianceEstimated;
-  d["mean_variance"] = report.meanVariance;
+  d["maximum_discrepancy"] = report.maximumDiscrepancy;
+  d["discrepancy_target"] = report.discrepancyTarget;
+  d["residual_gain"] = report.residualGain;
+  d["residual_gain_measured"] = report.residualGainMeasured;
+  AddVarianceFields(d, report);
   d["solves"] = report.solves;
-  d["lam_history"] = report.lambdaHistory;
+  py::list lamHistory, solveHistory;
+  for (const auto & s : report.lambdaHistory)
+  {
+    lamHistory.append(py::make_tuple(s.lambda, s.discrepancy));
+    py::dict solve;
+    solve["lam"] = s.lambda;
+    solve["discrepancy"] = s.discrepancy;
+    solve["iterations"] = s.iterations;
+    solve["relative_gap"] = s.relativeGap;
+    solve["converged"] = s.converged;
+    solveHistory.append(solve);
+  }
+  d["lam_history"] = lamHistory;
+  d["solve_history"] = solveHistory;
   return py::make_tuple(u, d);
 }
 
@@ -308,21 +348,8 @@ DenoiseStatisticalTVGD(py::array_t<Real, py::array::c_style> f,
   d["target_reached"] = report.gd.targetReached;
   d["stationary"] = report.gd.stationary;
   d["discrepancy"] = report.discrepancy;
-  d["variance_estimated"] = report.varianceEstimated;
-  d["mean_variance"] = report.meanVariance;
+  AddVarianceFields(d, report);
   return py::make_tuple(u, d);
-}
-
-py::dict
-NoiseReportToDict(const gpur::NoiseEstimationReport & report)
-{
-  py::dict d;
-  d["residual_gain"] = report.residualGain;
-  d["gain_measured"] = report.gainMeasured;
-  d["tiles"] = report.tiles;
-  d["flat_tiles"] = report.flatTiles;
-  d["mask_gain"] = report.maskGain;
-  return d;
 }
 
 /** gpur::EstimateNoiseVariance of f (spectrum "measured" or "white"): (map, report dict). */
