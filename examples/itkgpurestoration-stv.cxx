@@ -248,6 +248,12 @@ Denoise(const Options & o)
     line << std::fixed << std::setprecision(3) << ", " << wall << " s" << gpur::cli::StreamNote(filter.GetPointer())
          << ", wrote " << o.output;
     std::cerr << line.str() << "\n";
+    if (!descent && filter->GetAutomaticLambda() && o.discrepancy == 0.0 && !filter->GetResidualGainMeasured())
+      std::cerr << kProgram
+                << ": warning: the noise spectrum could not be measured on the image (too busy or too small): "
+                << (filter->GetVarianceEstimated() ? "the variance estimate and " : "")
+                << "the discrepancy factor assume white noise; for a CT reconstruction give --variance (and "
+                   "--discrepancy 0.7)\n";
   }
   return 0;
 }

@@ -409,17 +409,24 @@ TruncatedNormalVariance(double c)
   return 1.0 - 2.0 * c * phi / mass;
 }
 
-/** Median of the values of v (by copy). */
+/** The q-quantile (0 <= q < 1) of the values (by copy); 0 for none. */
 double
-Median(std::vector<float> values)
+Quantile(std::vector<float> values, double q)
 {
   if (values.empty())
   {
     return 0.0;
   }
-  auto mid = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
-  std::nth_element(values.begin(), mid, values.end());
-  return *mid;
+  auto at = values.begin() + static_cast<std::ptrdiff_t>(q * static_cast<double>(values.size()));
+  std::nth_element(values.begin(), at, values.end());
+  return *at;
+}
+
+/** Median of the values (by copy). */
+double
+Median(std::vector<float> values)
+{
+  return Quantile(std::move(values), 0.5);
 }
 
 /** max |r| over the residual (the scale that keeps the float statistics far from overflow). */
@@ -494,18 +501,27 @@ ScaledResidualAndGradient(const Real * f,
   return out;
 }
 
-/** Medians of chi-square laws with 1, 2 and 3 degrees of freedom (index = degrees). */
+/** Medians and lower quartiles of chi-square laws with 1, 2 and 3 degrees of freedom (index = degrees). */
 constexpr double kChiSquareMedian[4] = { 0.0, 0.45493642311957283, 1.3862943611198906, 2.3659738843753377 };
+constexpr double kChiSquareQuartile[4] = { 0.0, 0.10153104426762156, 0.5753641449035618, 1.2125329030456691 };
+/**
+ * The mask gain read at the median is capped at this multiple of the one read
+ * at the lower quartile: on noise both agree within 35 % (the ratio is not
+ * exactly chi-square), but where structure fills more than half of the voxels
+ * (a small volume of a machined part) the median reads up to 1000 times the
+ * noise's ratio and the quartile far less.
+ */
+constexpr double kMaskGainQuartileSlack = 2.0;
 
 /**
  * g^2 of the structure mask (step 2 of NoiseEstimationOptions): the noise
  * variance of one smoothed-gradient component per unit variance of r. White:
  * the exact gain for white noise. Measured: the median over the voxels of
- * |grad(G * f)|^2 / v0, divided by the median of chi-square with D degrees of
- * freedom, where v0 is the unmasked local mean of r^2 (pass 0 of step 3):
+ * |grad(G * f)|^2 / v0, divided by that of chi-square with D degrees of
+ * freedom (at most kMaskGainQuartileSlack times the same read at the lower
+ * quartile), where v0 is the unmasked local mean of r^2 (pass 0 of step 3):
  * normalising each voxel by its local level keeps this right where the noise
- * level varies, and the median ignores the structure voxels as long as noise
- * dominates most voxels. The white gain where the median is not positive.
+ * level varies. The white gain where it is not positive.
  */
 double
 MaskGain(const NoiseEstimationOptions & options,
@@ -528,7 +544,9 @@ MaskGain(const NoiseEstimationOptions & options,
                   ratio[i] = v0[i] > 0.0f ? g2[i] / v0[i] : 0.0f;
                 }
               });
-  const double measured = Median(std::move(ratio)) / kChiSquareMedian[dimension];
+  const double quartile = Quantile(ratio, 0.25) / kChiSquareQuartile[dimension];
+  const double median = Median(std::move(ratio)) / kChiSquareMedian[dimension];
+  const double measured = std::min(median, kMaskGainQuartileSlack * quartile);
   return measured > 0.0 ? measured : white;
 }
 

@@ -137,8 +137,13 @@ ResidualGain::ResidualGain(const Real * f,
       variance[t] = tiles[t].variance;
     }
   }
-  m_Gain = Smooth(residual2, variance, parallelFor);
-  m_Measured = true;
+  const TileField gain = Smooth(residual2, variance, parallelFor);
+  // Outside these bounds the "flat" tiles held structure (a mask that missed it), not noise.
+  if (gain.global >= kMinimumGain && gain.global <= kMaximumGain)
+  {
+    m_Gain = gain;
+    m_Measured = true;
+  }
 }
 
 ResidualGain::TileField

@@ -94,6 +94,13 @@ public:
 
   /** Fewer flat tiles than this: the gain is not measured (the median of fewer is too noisy). */
   static constexpr std::size_t kMinimumTiles = 16;
+  /**
+   * The plausible range of the global gain: 1 for white noise, 0.35-0.55 for a
+   * Ram-Lak FBP or FDK, 0.05 for a Hann window; beyond it the measurement is
+   * refused (not measured): a gain of 0.002 came from tiles that held edges.
+   */
+  static constexpr double kMinimumGain = 0.01;
+  static constexpr double kMaximumGain = 2.0;
   /** Radius, in tiles, of the neighbourhood whose flat tiles give a voxel's gain. */
   static constexpr unsigned kNeighbourTiles = 2;
   /** Pseudo-count of global-gain tiles added to every neighbourhood (shrinkage towards the global gain). */

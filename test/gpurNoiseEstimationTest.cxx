@@ -416,8 +416,8 @@ TEST(NoiseEstimation, CorrelatedCTNoise)
   // is the generator's analytic FBP/FDK variance (checked against realisations in
   // gpurCTPhantomTest). Tolerances: the mean over the volume within 10 % for the
   // parallel beam (the gain's spread between tiles, and aliasing streaks that
-  // count as noise; measured 0 % Ram-Lak, -7 % Hann); 15 % for the cone beam
-  // (measured -9 %), whose noise in the part is anisotropic (long axis-aligned
+  // count as noise; measured 0 % Ram-Lak, -9 % Hann); 15 % for the cone beam
+  // (measured -13 %), whose noise in the part is anisotropic (long axis-aligned
   // paths through the block): there the residual's gain is 30 % below that of
   // the flat tiles around it (measured on the pure noise), which also makes the
   // voxel-wise error larger.

@@ -7,6 +7,9 @@ import itkgpurestoration as igr
 from conftest import phantom, psnr
 
 SHAPE = (16, 40, 36)
+# The test volume is too small and busy to measure the noise's spectrum (a RuntimeWarning says so:
+# tested in test_white_noise_is_assumed_with_a_warning); its noise is white, which is then assumed.
+pytestmark = pytest.mark.filterwarnings("ignore:.*noise spectrum could not be measured:RuntimeWarning")
 
 
 def varying_noise(dtype=np.float32, seed=5):
@@ -242,3 +245,15 @@ def test_make_ct_phantom():
         igr.make_ct_phantom((32, 32), phantom="cube")
     with pytest.raises(ValueError, match="photons_per_ray"):
         igr.make_ct_phantom((32, 32), photons_per_ray=0)
+
+
+def test_white_noise_is_assumed_with_a_warning():
+    _, noisy, variance = varying_noise()
+    with pytest.warns(RuntimeWarning, match="noise spectrum could not be measured .*give the variance"):
+        _, report = igr.denoise_statistical_tv(noisy, return_report=True)
+    assert report["variance_estimated"] and not report["noise_estimation"]["gain_measured"]
+    assert report["noise_estimation"]["residual_gain"] == 1.0
+    with pytest.warns(RuntimeWarning, match="discrepancy factor is that of white noise"):
+        igr.denoise_statistical_tv(noisy, variance)
+    with pytest.warns(RuntimeWarning, match="estimate_noise_variance: the noise spectrum could not be measured"):
+        igr.estimate_noise_variance(noisy)

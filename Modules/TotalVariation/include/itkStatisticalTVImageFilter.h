@@ -151,6 +151,14 @@ public:
   /** The discrepancy factor the automatic lambda met (calibrated when DiscrepancyFactor is 0), and its bound. */
   itkGetConstMacro(DiscrepancyTarget, double);
   itkGetConstMacro(MaximumDiscrepancy, double);
+  /**
+   * The noise's residual gain behind the calibrated factor and the estimated
+   * variance (1 for white noise, about 0.5 for a Ram-Lak FBP), and whether it
+   * could be measured: when not (too few flat regions), white noise is assumed,
+   * which reads the variance of a CT reconstruction about 2x low.
+   */
+  itkGetConstMacro(ResidualGain, double);
+  itkGetConstMacro(ResidualGainMeasured, bool);
   /** max(var) / min(var) of the variance used: the weights help where it is large (see the README). */
   itkGetConstMacro(VarianceRange, double);
   /** Every TV solve of the last update (lambda, discrepancy, iterations, relative gap, converged). */
@@ -205,6 +213,8 @@ private:
   unsigned int m_NumberOfLambdaSolves{ 0 };
   double m_DiscrepancyTarget{ 0.0 };
   double m_MaximumDiscrepancy{ 0.0 };
+  double m_ResidualGain{ 1.0 };
+  bool m_ResidualGainMeasured{ false };
   double m_VarianceRange{ 0.0 };
   std::vector<gpur::StatisticalTVSolve> m_LambdaHistory;
   double m_Residual{ 0.0 };

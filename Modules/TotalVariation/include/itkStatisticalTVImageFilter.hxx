@@ -91,6 +91,8 @@ StatisticalTVImageFilter<TInputImage, TOutputImage>::Solve(const RealType * f,
     m_DiscrepancyTarget = 0.0;
     m_MaximumDiscrepancy = 0.0;
     m_LambdaHistory.clear();
+    m_ResidualGain = report.noise.residualGain;
+    m_ResidualGainMeasured = report.noise.gainMeasured;
     m_Residual = report.gd.residual;
     m_TargetResidualUsed = report.targetResidual;
     m_TargetReached = report.gd.targetReached;
@@ -118,6 +120,8 @@ StatisticalTVImageFilter<TInputImage, TOutputImage>::Solve(const RealType * f,
   m_DiscrepancyTarget = report.discrepancyTarget;
   m_MaximumDiscrepancy = report.maximumDiscrepancy;
   m_LambdaHistory = report.lambdaHistory;
+  m_ResidualGain = report.varianceEstimated ? report.noise.residualGain : report.residualGain;
+  m_ResidualGainMeasured = report.varianceEstimated ? report.noise.gainMeasured : report.residualGainMeasured;
   double residual = 0.0;
   for (std::size_t i = 0; i < grid.Count(); ++i)
   {
@@ -152,6 +156,8 @@ StatisticalTVImageFilter<TInputImage, TOutputImage>::PrintSelf(std::ostream & os
   os << indent << "DiscrepancyTarget: " << m_DiscrepancyTarget << std::endl;
   os << indent << "MaximumDiscrepancy: " << m_MaximumDiscrepancy << std::endl;
   os << indent << "VarianceRange: " << m_VarianceRange << std::endl;
+  os << indent << "ResidualGain: " << m_ResidualGain << (m_ResidualGainMeasured ? "" : " (not measured: white noise)")
+     << std::endl;
   for (const auto & s : m_LambdaHistory)
   {
     os << indent << "  solve: lambda " << s.lambda << ", discrepancy " << s.discrepancy << ", " << s.iterations
