@@ -1,4 +1,4 @@
-// Statistical TV for CT (seed 001): speed and quality benchmark. Prints two
+// Statistical TV for CT (Huang 2023, see gpurStatisticalTV.h): speed and quality benchmark. Prints two
 // tables and writes JSON.
 //
 // 1. Throughput: S-PDU (DenoiseStatisticalTV, PDU with variance weights) and
