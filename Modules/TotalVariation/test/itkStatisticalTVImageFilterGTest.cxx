@@ -120,6 +120,22 @@ SumOf(const ImageType * image)
 using GDFilter = itk::StatisticalTVImageFilter<ImageType>;
 using Method = GDFilter::MethodEnum;
 
+/** Update() throws an itk::ExceptionObject whose description holds `expected`, and leaves no output. */
+void
+ExpectUpdateFailure(GDFilter * filter, const std::string & expected)
+{
+  try
+  {
+    filter->Update();
+    ADD_FAILURE() << "accepted; expected an error containing '" << expected << "'";
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    EXPECT_NE(std::string(e.GetDescription()).find(expected), std::string::npos) << e.GetDescription();
+  }
+  EXPECT_EQ(filter->GetOutput()->GetBufferPointer(), nullptr); // no partial output
+}
+
 } // namespace
 
 TEST(StatisticalTVImageFilter, VarianceInputAutomaticLambdaAndGeometry)
@@ -353,16 +369,7 @@ TEST(StatisticalTVImageFilter, GradientDescentRefusesBadParameters)
     filter->SetInput(v.noisy);
     filter->SetMethod(Method::AdaptiveWeightedGradientDescent);
     configure(filter);
-    try
-    {
-      filter->Update();
-      ADD_FAILURE() << "accepted; expected an error containing '" << expected << "'";
-    }
-    catch (const itk::ExceptionObject & e)
-    {
-      EXPECT_NE(std::string(e.GetDescription()).find(expected), std::string::npos) << e.GetDescription();
-    }
-    EXPECT_EQ(filter->GetOutput()->GetBufferPointer(), nullptr); // no partial output
+    ExpectUpdateFailure(filter, expected);
   };
   expectFailure([](GDFilter * f) { f->SetStepLength(0.0); }, "step length");
   expectFailure([](GDFilter * f) { f->SetStepLength(std::nan("")); }, "step length");
@@ -388,16 +395,7 @@ TEST(StatisticalTVImageFilter, PrimalDualRefusesUnreachableTargetsAndBadWeightEx
     filter->SetInput(v.noisy);
     filter->SetNoiseVariance(v.variance);
     configure(filter);
-    try
-    {
-      filter->Update();
-      ADD_FAILURE() << "accepted; expected an error containing '" << expected << "'";
-    }
-    catch (const itk::ExceptionObject & e)
-    {
-      EXPECT_NE(std::string(e.GetDescription()).find(expected), std::string::npos) << e.GetDescription();
-    }
-    EXPECT_EQ(filter->GetOutput()->GetBufferPointer(), nullptr); // no partial output
+    ExpectUpdateFailure(filter, expected);
   };
   expectFailure(
     [](GDFilter * f)
