@@ -109,8 +109,9 @@ def ct_study(args, igr, execution):
     shape = (args.size,) * 3
     scan = igr.make_ct_phantom(shape, photons_per_ray=args.photons, views=args.views, seed=1)
     truth = scan.truth.astype(np.float64)
+    range_ = scan.variance.max() / scan.variance.min()
     print(f"CT scan: machined part {args.size}^3, {args.views} parallel-beam views, {args.photons:g} photons per "
-          f"ray, mean FBP noise variance {scan.variance.mean():.3e} (max/min {scan.variance.max() / scan.variance.min():.1f})")
+          f"ray, mean FBP noise variance {scan.variance.mean():.3e} (max/min {range_:.1f})")
     estimated, noise = igr.estimate_noise_variance(scan.noisy, return_report=True)
     print(f"estimated variance: mean {estimated.mean():.3e} ({estimated.mean() / scan.variance.mean() - 1:+.1%} of the "
           f"analytic), residual gain {noise['residual_gain']:.3f} (white-noise estimator: "
