@@ -132,6 +132,9 @@ struct StatisticalTVReport
  * brackets the target by factors of 4 and narrows it by regula falsi on
  * (log lambda, log discrepancy).
  *
+ * Memory besides the solver's: the normalised f, variance and u and the
+ * weights (four volumes), and the estimated variance when none is given.
+ *
  * Throws InvalidArgument for bad input or parameters, for a discrepancy target
  * that no lambda reaches (at or above maximumDiscrepancy: the message gives the
  * reachable range) and for weights beyond kMaximumWeightRange; Error when a

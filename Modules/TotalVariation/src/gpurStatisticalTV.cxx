@@ -19,9 +19,10 @@ StatisticalTVParameters::Validate() const
   noise.Validate();
   if (!(weightExponent >= 0.0 && weightExponent <= kMaximumWeightExponent))
   {
-    throw InvalidArgument("the weight exponent is " + std::to_string(weightExponent) + "; allowed: 0 to " +
-                          std::to_string(kMaximumWeightExponent) +
-                          " (0: plain TV, 0.5: weights by the noise sigma, 1: by the variance)");
+    std::ostringstream message;
+    message << "the weight exponent is " << weightExponent << "; allowed: 0 to " << kMaximumWeightExponent
+            << " (0: plain TV, 0.5: weights by the noise sigma, 1: by the variance)";
+    throw InvalidArgument(message.str());
   }
   if (!(discrepancyFactor >= 0.0) || !std::isfinite(discrepancyFactor))
   {
