@@ -207,8 +207,10 @@ function(cli_stv_gain name gain)
   set_tests_properties(itkgpurestoration-stv-gain-${name} PROPERTIES FIXTURES_REQUIRED "CliStvData;CliStv-${name}"
     LABELS "cli;stv")
 endfunction()
-# Automatic lambda (PSNR 19.94 dB -> 26.68, lambda 16.5, discrepancy 1.001).
-cli_stv_gain(pdu 6 --variance VARIANCE)
+# Automatic lambda, the default accelerated Chambolle-Pock (PSNR 19.94 dB -> 27.06, calibrated
+# discrepancy target 0.9 for this white noise), and the thesis' PDU (needs more iterations to converge).
+cli_stv_gain(automatic 6.5 --variance VARIANCE)
+cli_stv_gain(pdu 6.5 --variance VARIANCE --method pdu --iterations 3000)
 # The variance estimated from the image (-> 25.95, discrepancy against it 1.000).
 cli_stv_gain(accelerated-estimated 5 --method accelerated --backend cpu)
 # Gradient descent to ||u - f||^2 = sum(var) (-> 26.53, 30 iterations; AW-TV -> 33.92, 56).
@@ -227,13 +229,20 @@ function(cli_stv_expect_failure name message)
   set_tests_properties(itkgpurestoration-stv-fails-${name} PROPERTIES FIXTURES_REQUIRED CliStvData
     LABELS "cli;stv")
 endfunction()
-cli_stv_expect_failure(bad-method "--method must be one of pdu, cp, accelerated, tvgd, awtv" --method fast)
+cli_stv_expect_failure(bad-method "--method must be one of accelerated, cp, pdu, tvgd, awtv" --method fast)
 cli_stv_expect_failure(negative-lambda "--lambda needs a finite number >= 0" --lambda -2)
 cli_stv_expect_failure(zero-step "--step needs a positive finite number" --method tvgd --step 0)
 cli_stv_expect_failure(missing-variance "does not exist" --variance DATA/no-such-variance.nrrd)
 cli_stv_expect_failure(zero-variance "the noise variance is 0" --variance DATA/zero.nrrd)
 cli_stv_expect_failure(other-grid "the noise-variance image covers" --variance DATA/other-grid.mha)
 cli_stv_expect_failure(2d-variance "is 2D but the input 3D" --variance "${cli_tv_input}")
+# A discrepancy target no lambda reaches (the constant image's is the largest), a weight exponent out of
+# its range (it used to overflow the weights and be blamed on the variance), an automatic lambda without
+# a gap tolerance (its solves could not be checked for convergence).
+cli_stv_expect_failure(unreachable-discrepancy "target 10 .*cannot be reached.*reachable targets: \\(0, "
+  --variance DATA/variance.nrrd --discrepancy 10)
+cli_stv_expect_failure(weight-exponent "the weight exponent is 1000.*allowed: 0 to 2" --weight-exponent 1000)
+cli_stv_expect_failure(automatic-without-tolerance "automatic lambda needs converged solves" --tolerance 0)
 
 # (7) itkgpurestoration-poisson on manufactured problems (gpurTestData poisson: f = -Lap u + c u
 # for a known smooth u, on an anisotropic grid with an origin and an oblique direction). The

@@ -19,6 +19,7 @@
 
 #include "itkImage.h"
 
+#include <algorithm>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -33,10 +34,10 @@ constexpr const char * kProgram = "itkgpurestoration-stv";
 struct Options : gpur::cli::ToolOptions
 {
   std::string variance;
-  std::string method = "pdu";
+  std::string method = "accelerated";
   double lambda = 0.0; // automatic
   double weightExponent = 1.0;
-  double discrepancy = 1.0;
+  double discrepancy = 0.0; // calibrated
   unsigned iterations = 500;
   double tolerance = 1e-4;
   double step = 0.004;
@@ -67,17 +68,17 @@ DeclareOptions(gpur::cli::Parser & parser, Options & o)
     .label = "Noise variance";
   parser
     .AddChoice("--method",
-               "pdu (the thesis' S-PDU), cp or accelerated (Chambolle-Pock) solve the noise-weighted ROF model; "
-               "tvgd (TV gradient descent) and awtv (adaptive-weighted TV) descend from the input until "
-               "||u - f|| reaches a target.",
-               { "pdu", "cp", "accelerated", "tvgd", "awtv" },
+               "accelerated (Chambolle-Pock, converges at the default tolerance), cp or pdu (the thesis' S-PDU) "
+               "solve the noise-weighted ROF model; tvgd (TV gradient descent) and awtv (adaptive-weighted TV) "
+               "descend from the input until ||u - f|| reaches a target.",
+               { "accelerated", "cp", "pdu", "tvgd", "awtv" },
                o.method)
     .label = "Method";
   auto & lambda =
     parser.AddDouble("--lambda",
                      "L",
-                     "pdu/cp/accelerated: fidelity weight lambda; 0 chooses it by the discrepancy principle, "
-                     "sum (u - f)^2 / var = discrepancy * N.",
+                     "accelerated/cp/pdu: fidelity weight lambda; 0 chooses it by the discrepancy principle, "
+                     "sum (u - f)^2 / var = discrepancy * N, on converged solves.",
                      o.lambda,
                      ParseNonNegativeDouble);
   lambda.label = "Lambda (0: automatic)";
@@ -85,8 +86,8 @@ DeclareOptions(gpur::cli::Parser & parser, Options & o)
   parser
     .AddDouble("--weight-exponent",
                "G",
-               "pdu/cp/accelerated: gamma of the weights var^gamma (normalised by their mean); 1 is the thesis' "
-               "model, 0.5 weights by sigma, 0 is plain TV.",
+               "accelerated/cp/pdu: gamma of the weights var^gamma (normalised by their mean), 0 to 2; 1 is the "
+               "thesis' model, 0.5 weights by sigma, 0 is plain TV.",
                o.weightExponent,
                ParseNonNegativeDouble)
     .label = "Weight exponent";
@@ -94,9 +95,10 @@ DeclareOptions(gpur::cli::Parser & parser, Options & o)
     .AddDouble("--discrepancy",
                "F",
                "Target of the mean normalised residual: the automatic lambda and the gradient-descent stop make "
-               "the residual F times the noise variance.",
+               "the residual F times the noise variance. 0: calibrated from the noise's spectrum for the automatic "
+               "lambda (0.9 for white noise, about 0.7 for CT), 1 for the gradient-descent stop.",
                o.discrepancy,
-               ParsePositiveDouble)
+               ParseNonNegativeDouble)
     .label = "Discrepancy factor";
   auto & iterations = parser.AddUnsigned("--iterations",
                                          "N",
@@ -109,7 +111,8 @@ DeclareOptions(gpur::cli::Parser & parser, Options & o)
   parser
     .AddDouble("--tolerance",
                "T",
-               "pdu/cp/accelerated: stop a solve when the relative primal-dual gap is <= T; 0 runs all iterations.",
+               "accelerated/cp/pdu: stop a solve when the relative primal-dual gap is <= T; 0 runs all iterations "
+               "(not with the automatic lambda, which needs converged solves).",
                o.tolerance,
                ParseNonNegativeDouble)
     .label = "Gap tolerance";
@@ -228,8 +231,16 @@ Denoise(const Options & o)
     {
       line << "lambda " << filter->GetLambdaUsed();
       if (filter->GetAutomaticLambda())
-        line << " (automatic, " << filter->GetNumberOfLambdaSolves() << " solves)";
-      line << ", " << filter->GetNumberOfIterations() << " iterations";
+      {
+        double worstGap = 0.0;
+        for (const auto & solve : filter->GetLambdaHistory())
+          worstGap = std::max(worstGap, solve.relativeGap);
+        line << " (automatic: discrepancy target " << std::setprecision(3) << filter->GetDiscrepancyTarget()
+             << (o.discrepancy > 0.0 ? "" : " calibrated") << ", " << filter->GetNumberOfLambdaSolves()
+             << " converged solves, largest gap " << worstGap << ")";
+      }
+      line << ", " << filter->GetNumberOfIterations() << " iterations"
+           << (filter->GetConverged() ? "" : " (NOT converged: raise --iterations)");
     }
     if (filter->GetDiscrepancy() > 0.0)
       line << ", discrepancy " << std::setprecision(4) << filter->GetDiscrepancy() << " (variance "
@@ -237,6 +248,12 @@ Denoise(const Options & o)
     line << std::fixed << std::setprecision(3) << ", " << wall << " s" << gpur::cli::StreamNote(filter.GetPointer())
          << ", wrote " << o.output;
     std::cerr << line.str() << "\n";
+    if (!descent && filter->GetAutomaticLambda() && o.discrepancy == 0.0 && !filter->GetResidualGainMeasured())
+      std::cerr << kProgram
+                << ": warning: the noise spectrum could not be measured on the image (too busy or too small): "
+                << (filter->GetVarianceEstimated() ? "the variance estimate and " : "")
+                << "the discrepancy factor assume white noise; for a CT reconstruction give --variance (and "
+                   "--discrepancy 0.7)\n";
   }
   return 0;
 }

@@ -1,5 +1,6 @@
 #include "gpurCTPhantom.h"
 
+#include "gpurCTSimulation.h"
 #include "gpurError.h"
 #include "gpurParallel.h"
 #include "gpurPhantom.h"
@@ -7,7 +8,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <random>
 #include <string>
 #include <utility>
 
@@ -16,120 +16,13 @@ namespace gpur
 namespace
 {
 
-constexpr double kPi = 3.14159265358979323846;
+using ct::kPi;
 
 std::size_t
 Slices(const Grid & grid)
 {
   return grid.dimension == 3 ? grid.size[2] : 1;
 }
-
-// ---------------------------------------------------------------------------
-// Portable random numbers: mt19937_64 is specified bit-exactly by the standard,
-// the distributions are not, so they are written out here.
-
-std::uint64_t
-SplitMix64(std::uint64_t x)
-{
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
-class Random
-{
-public:
-  explicit Random(std::uint64_t seed)
-    : m_Engine(seed)
-  {
-  }
-
-  /** Uniform in the open interval (0, 1). */
-  double
-  Uniform()
-  {
-    return (static_cast<double>(m_Engine() >> 11) + 0.5) * (1.0 / 9007199254740992.0);
-  }
-
-  /** Standard normal (Box-Muller, one value per call). */
-  double
-  Normal()
-  {
-    const double u = Uniform(), v = Uniform();
-    return std::sqrt(-2.0 * std::log(u)) * std::cos(2.0 * kPi * v);
-  }
-
-  /** Poisson(mean): multiplication method below 10, Hormann's PTRS (1993) above. */
-  double
-  Poisson(double mean)
-  {
-    if (mean <= 0.0)
-    {
-      return 0.0;
-    }
-    if (mean < 10.0)
-    {
-      const double limit = std::exp(-mean);
-      double product = Uniform();
-      double k = 0.0;
-      while (product > limit)
-      {
-        product *= Uniform();
-        k += 1.0;
-      }
-      return k;
-    }
-    const double slam = std::sqrt(mean);
-    const double loglam = std::log(mean);
-    const double b = 0.931 + 2.53 * slam;
-    const double a = -0.059 + 0.02483 * b;
-    const double invalpha = 1.1239 + 1.1328 / (b - 3.4);
-    const double vr = 0.9277 - 3.6224 / (b - 2.0);
-    for (;;)
-    {
-      const double u = Uniform() - 0.5;
-      const double v = Uniform();
-      const double us = 0.5 - std::abs(u);
-      const double k = std::floor((2.0 * a / us + b) * u + mean + 0.43);
-      if (us >= 0.07 && v <= vr)
-      {
-        return k;
-      }
-      if (k < 0.0 || (us < 0.013 && v > us))
-      {
-        continue;
-      }
-      if (std::log(v) + std::log(invalpha) - std::log(a / (us * us) + b) <= -mean + k * loglam - LogFactorial(k))
-      {
-        return k;
-      }
-    }
-  }
-
-private:
-  // log(k!) without std::lgamma (which is not thread-safe everywhere): exact
-  // table below 16, Stirling's series (error < 1e-12) above.
-  static double
-  LogFactorial(double k)
-  {
-    if (k < 16.0)
-    {
-      double f = 0.0;
-      for (int i = 2; i <= static_cast<int>(k); ++i)
-      {
-        f += std::log(static_cast<double>(i));
-      }
-      return f;
-    }
-    const double x = k + 1.0;
-    const double x2 = x * x;
-    return (x - 0.5) * std::log(x) - x + 0.5 * std::log(2.0 * kPi) + 1.0 / (12.0 * x) - 1.0 / (360.0 * x * x2) +
-           1.0 / (1260.0 * x * x2 * x2);
-  }
-
-  std::mt19937_64 m_Engine;
-};
 
 // ---------------------------------------------------------------------------
 // Parallel-beam geometry of one slice.
@@ -241,70 +134,6 @@ ForwardProject(const SliceGeometry & g, const float * slice, float * sinogram)
       }
       sinogram[a * g.bins + k] = static_cast<float>(sum);
     }
-  }
-}
-
-// Kak & Slaney's band-limited ramp, h(m) for bin offset m (units 1/mm^2).
-double
-RamLak(long long m, double ds)
-{
-  if (m == 0)
-  {
-    return 1.0 / (4.0 * ds * ds);
-  }
-  if (m % 2 == 0)
-  {
-    return 0.0;
-  }
-  const double md = static_cast<double>(m);
-  return -1.0 / (kPi * kPi * md * md * ds * ds);
-}
-
-/** The FBP kernels on offsets -bins .. bins (index m + bins): h, h^2 and h(m) h(m + 1). */
-struct FilterKernels
-{
-  std::vector<double> h, h2, hh;
-};
-
-FilterKernels
-MakeFilterKernels(const SliceGeometry & g, RampFilter filter)
-{
-  const long long n = static_cast<long long>(g.bins);
-  auto h = [&](long long m)
-  {
-    if (filter == RampFilter::Hann)
-    {
-      return 0.25 * RamLak(m - 1, g.ds) + 0.5 * RamLak(m, g.ds) + 0.25 * RamLak(m + 1, g.ds);
-    }
-    return RamLak(m, g.ds);
-  };
-  FilterKernels k;
-  k.h.resize(2 * g.bins + 1);
-  k.h2.resize(2 * g.bins + 1);
-  k.hh.resize(2 * g.bins + 1);
-  for (long long m = -n; m <= n; ++m)
-  {
-    const std::size_t i = static_cast<std::size_t>(m + n);
-    k.h[i] = h(m);
-    k.h2[i] = h(m) * h(m);
-    k.hh[i] = h(m) * h(m + 1);
-  }
-  return k;
-}
-
-// out[j] = scale * sum_k kernelAtZero[k - j] in[k] for j, k in [0, n).
-void
-Correlate(const double * kernelAtZero, const double * in, double * out, std::size_t n, double scale)
-{
-  for (std::size_t j = 0; j < n; ++j)
-  {
-    const double * kj = kernelAtZero - static_cast<std::ptrdiff_t>(j);
-    double sum = 0.0;
-    for (std::size_t k = 0; k < n; ++k)
-    {
-      sum += kj[k] * in[k];
-    }
-    out[j] = scale * sum;
   }
 }
 
@@ -470,6 +299,10 @@ CTScanParameters::Validate() const
   require(minimumCount > 0.0 && std::isfinite(minimumCount),
           "minimumCount is " + std::to_string(minimumCount) + "; it must be finite and > 0");
   require(numberOfAngles <= 1000000, "numberOfAngles is " + std::to_string(numberOfAngles) + "; at most 1e6");
+  require(std::isfinite(sourceToAxis) && sourceToAxis >= 0.0,
+          "sourceToAxis is " + std::to_string(sourceToAxis) + "; it must be finite and >= 0 (0: automatic)");
+  require(std::isfinite(sourceToDetector) && sourceToDetector >= 0.0,
+          "sourceToDetector is " + std::to_string(sourceToDetector) + "; it must be finite and >= 0 (0: automatic)");
 }
 
 CTSimulation
@@ -483,6 +316,10 @@ SimulateCT(const Grid & grid, const std::vector<float> & truth, const CTScanPara
                           " values but the grid " + grid.ToString() + " has " + std::to_string(grid.Count()));
   }
   RequireFinite(truth.data(), truth.size(), "CT simulation ground truth");
+  if (parameters.geometry == CTGeometry::ConeBeam)
+  {
+    return ct::SimulateConeBeam(grid, truth, parameters);
+  }
   const SliceGeometry g = MakeSliceGeometry(grid, parameters.numberOfAngles);
   const std::size_t nz = Slices(grid), sliceSize = g.nx * g.ny, sinoSize = g.angles * g.bins;
   const auto parallelFor = MakeThreadParallelFor(parameters.threads);
@@ -504,19 +341,11 @@ SimulateCT(const Grid & grid, const std::vector<float> & truth, const CTScanPara
                   ForwardProject(g, &truth[z * sliceSize], &sinograms[z * sinoSize]);
                 }
               });
-  double mu = parameters.attenuationPerUnit;
-  if (!(mu > 0.0))
-  {
-    const float largest = *std::max_element(sinograms.begin(), sinograms.end());
-    mu = largest > 0.0f ? parameters.maximumLineIntegral / static_cast<double>(largest) : 1.0;
-  }
+  const double mu = ct::AttenuationPerUnit(parameters, sinograms);
   out.attenuationPerUnit = mu;
 
   // 2. Per slice: counts, log, filter, back-project (and the variance).
-  const FilterKernels kernels = MakeFilterKernels(g, parameters.filter);
-  const double * h = &kernels.h[g.bins];
-  const double * h2 = &kernels.h2[g.bins];
-  const double * hhShifted = &kernels.hh[g.bins - 1]; // kernelAtZero[m] = h(m - 1) h(m): X(j) = sum_k g(k - j - 1) v(k)
+  const ct::RampRowFilter filter(g.bins, g.ds, parameters.filter);
   const double viewWeight = kPi / static_cast<double>(g.angles);
   out.noisy.resize(truth.size());
   if (parameters.computeVariance)
@@ -527,69 +356,60 @@ SimulateCT(const Grid & grid, const std::vector<float> & truth, const CTScanPara
   {
     out.noiseFree.resize(truth.size());
   }
-  const double i0 = parameters.photonsPerRay, e2 = parameters.electronicNoise * parameters.electronicNoise;
-  parallelFor(nz,
-              [&](std::size_t z0, std::size_t z1)
-              {
-                std::vector<double> p(g.bins), v(g.bins), q(sinoSize), qv(sinoSize), qx(sinoSize);
-                for (std::size_t z = z0; z < z1; ++z)
-                {
-                  Random random(SplitMix64(parameters.seed ^ SplitMix64(static_cast<std::uint64_t>(z) + 1)));
-                  const float * sino = &sinograms[z * sinoSize];
-                  auto interpolate = [](const std::vector<double> & r, std::size_t bins)
-                  {
-                    return [&r, bins](std::size_t a, std::size_t j, double f)
-                    { return (1.0 - f) * r[a * bins + j] + f * r[a * bins + j + 1]; };
-                  };
-                  // Noisy reconstruction (in units of mu), then divided by mu.
-                  for (std::size_t a = 0; a < g.angles; ++a)
-                  {
-                    for (std::size_t k = 0; k < g.bins; ++k)
-                    {
-                      const double expected = i0 * std::exp(-mu * static_cast<double>(sino[a * g.bins + k]));
-                      double counts = random.Poisson(expected);
-                      if (e2 > 0.0)
-                      {
-                        counts += parameters.electronicNoise * random.Normal();
-                      }
-                      counts = std::max(counts, parameters.minimumCount);
-                      p[k] = std::log(i0 / counts);
-                      v[k] = (expected + e2) / (expected * expected);
-                    }
-                    Correlate(h, p.data(), &q[a * g.bins], g.bins, g.ds);
-                    if (parameters.computeVariance)
-                    {
-                      Correlate(h2, v.data(), &qv[a * g.bins], g.bins, g.ds * g.ds);
-                      Correlate(hhShifted, v.data(), &qx[a * g.bins], g.bins, g.ds * g.ds);
-                    }
-                  }
-                  BackProject(g, viewWeight / mu, &out.noisy[z * sliceSize], interpolate(q, g.bins));
-                  if (parameters.computeVariance)
-                  {
-                    BackProject(g,
-                                viewWeight * viewWeight / (mu * mu),
-                                &out.variance[z * sliceSize],
-                                [&](std::size_t a, std::size_t j, double f)
-                                {
-                                  const std::size_t i = a * g.bins + j;
-                                  return (1.0 - f) * (1.0 - f) * qv[i] + f * f * qv[i + 1] +
-                                         2.0 * f * (1.0 - f) * qx[i];
-                                });
-                  }
-                  if (parameters.computeNoiseFree)
-                  {
-                    for (std::size_t a = 0; a < g.angles; ++a)
-                    {
-                      for (std::size_t k = 0; k < g.bins; ++k)
-                      {
-                        p[k] = static_cast<double>(sino[a * g.bins + k]);
-                      }
-                      Correlate(h, p.data(), &q[a * g.bins], g.bins, g.ds);
-                    }
-                    BackProject(g, viewWeight, &out.noiseFree[z * sliceSize], interpolate(q, g.bins));
-                  }
-                }
-              });
+  parallelFor(
+    nz,
+    [&](std::size_t z0, std::size_t z1)
+    {
+      std::vector<double> p(g.bins), v(g.bins), q(sinoSize), qv(sinoSize), qx(sinoSize);
+      for (std::size_t z = z0; z < z1; ++z)
+      {
+        ct::Random random(ct::SplitMix64(parameters.seed ^ ct::SplitMix64(static_cast<std::uint64_t>(z) + 1)));
+        const float * sino = &sinograms[z * sinoSize];
+        auto interpolate = [](const std::vector<double> & r, std::size_t bins)
+        {
+          return [&r, bins](std::size_t a, std::size_t j, double f)
+          { return (1.0 - f) * r[a * bins + j] + f * r[a * bins + j + 1]; };
+        };
+        // Noisy reconstruction (in units of mu), then divided by mu.
+        for (std::size_t a = 0; a < g.angles; ++a)
+        {
+          for (std::size_t k = 0; k < g.bins; ++k)
+          {
+            p[k] = ct::NoisyLineIntegral(mu * static_cast<double>(sino[a * g.bins + k]), parameters, random, v[k]);
+          }
+          filter.Filter(p.data(), &q[a * g.bins]);
+          if (parameters.computeVariance)
+          {
+            filter.FilterVariance(v.data(), &qv[a * g.bins], &qx[a * g.bins]);
+          }
+        }
+        BackProject(g, viewWeight / mu, &out.noisy[z * sliceSize], interpolate(q, g.bins));
+        if (parameters.computeVariance)
+        {
+          BackProject(g,
+                      viewWeight * viewWeight / (mu * mu),
+                      &out.variance[z * sliceSize],
+                      [&](std::size_t a, std::size_t j, double f)
+                      { return ct::InterpolatedVariance(&qv[a * g.bins], &qx[a * g.bins], j, f); });
+        }
+        if (parameters.computeNoiseFree)
+        {
+          for (std::size_t a = 0; a < g.angles; ++a)
+          {
+            for (std::size_t k = 0; k < g.bins; ++k)
+            {
+              p[k] = static_cast<double>(sino[a * g.bins + k]);
+            }
+            filter.Filter(p.data(), &q[a * g.bins]);
+          }
+          BackProject(g, viewWeight, &out.noiseFree[z * sliceSize], interpolate(q, g.bins));
+        }
+      }
+    });
+  if (parameters.keepSinogram)
+  {
+    out.sinogram = std::move(sinograms);
+  }
   return out;
 }
 

@@ -1,6 +1,7 @@
 #include "gpurNoiseEstimation.h"
 
 #include "gpurError.h"
+#include "gpurNoiseGainCalibration.h"
 #include "gpurValidate.h"
 
 #include <algorithm>
@@ -44,6 +45,16 @@ NoiseEstimationOptions::Validate() const
     throw InvalidArgument("noise estimation: floorFraction is " + std::to_string(floorFraction) +
                           "; allowed: (0, 1] (a fraction of the median variance)");
   }
+  if (spectrum != NoiseSpectrum::Measured && spectrum != NoiseSpectrum::White)
+  {
+    throw InvalidArgument("noise estimation: spectrum is " + std::to_string(static_cast<int>(spectrum)) +
+                          "; allowed: Measured or White");
+  }
+  if (calibrationRadius > 64)
+  {
+    throw InvalidArgument("noise estimation: calibrationRadius is " + std::to_string(calibrationRadius) +
+                          "; allowed: 0 (automatic) to 64 voxels");
+  }
 }
 
 unsigned
@@ -54,6 +65,19 @@ NoiseEstimationOptions::WindowRadius(unsigned dimension) const
     return windowRadius;
   }
   return dimension == 2 ? 16u : 6u;
+}
+
+unsigned
+NoiseEstimationOptions::CalibrationRadius(unsigned dimension) const
+{
+  if (calibrationRadius > 0)
+  {
+    return calibrationRadius;
+  }
+  // 7^3 = 343 and 13^2 = 169 voxels: enough for a plane fit to lose < 2 % of a ramp-filtered noise's
+  // variance (measured with a Hann window: 9 % at 5^3, 2 % at 7^3), small enough to find flat tiles
+  // between the features of a machined part.
+  return dimension == 2 ? 6u : 3u;
 }
 
 namespace
@@ -246,21 +270,11 @@ std::vector<float>
 SmoothedGradientSquared(const Real * f,
                         const Grid & grid,
                         const std::vector<double> & taps,
+                        double mean,
                         double scale,
                         const ParallelForFunction & parallelFor)
 {
   const std::size_t n = grid.Count();
-  const std::vector<double> sums = ParallelSum(parallelFor,
-                                               n,
-                                               1,
-                                               [f](std::size_t b, std::size_t e, double * acc)
-                                               {
-                                                 for (std::size_t i = b; i < e; ++i)
-                                                 {
-                                                   acc[0] += static_cast<double>(f[i]);
-                                                 }
-                                               });
-  const double mean = sums[0] / static_cast<double>(n);
   const double inv = 1.0 / scale;
   const int K = static_cast<int>(taps.size() / 2);
   std::vector<float> s(n);
@@ -395,17 +409,24 @@ TruncatedNormalVariance(double c)
   return 1.0 - 2.0 * c * phi / mass;
 }
 
-/** Median of the values of v (by copy). */
+/** The q-quantile (0 <= q < 1) of the values (by copy); 0 for none. */
 double
-Median(std::vector<float> values)
+Quantile(std::vector<float> values, double q)
 {
   if (values.empty())
   {
     return 0.0;
   }
-  auto mid = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
-  std::nth_element(values.begin(), mid, values.end());
-  return *mid;
+  auto at = values.begin() + static_cast<std::ptrdiff_t>(q * static_cast<double>(values.size()));
+  std::nth_element(values.begin(), at, values.end());
+  return *at;
+}
+
+/** Median of the values (by copy). */
+double
+Median(std::vector<float> values)
+{
+  return Quantile(std::move(values), 0.5);
 }
 
 /** max |r| over the residual (the scale that keeps the float statistics far from overflow). */
@@ -439,28 +460,148 @@ Scaled(const std::vector<T> & r, double scale, const ParallelForFunction & paral
   return out;
 }
 
-/** Residual and smoothed gradient of f, both divided by the residual's max |r| (returned; 0: no noise). */
+/** The image's residual and smoothed gradient, divided by the residual's max |r|. */
+struct ScaledImage
+{
+  double scale = 0.0; ///< max |r|; 0: the image has no measurable noise (r and g2 are then empty)
+  double mean = 0.0;  ///< of the image
+  std::vector<float> r, g2;
+};
+
 template<typename Real>
-double
+ScaledImage
 ScaledResidualAndGradient(const Real * f,
                           const Grid & grid,
                           double edgeSmoothingSigma,
-                          const ParallelForFunction & parallelFor,
-                          std::vector<float> & r,
-                          std::vector<float> & g2)
+                          const ParallelForFunction & parallelFor)
 {
-  double scale = 0.0;
+  ScaledImage out;
   {
     const std::vector<Real> raw = Residual<Real>(f, grid, parallelFor);
-    scale = MaxAbs(raw);
-    if (!(scale > 0.0))
+    out.scale = MaxAbs(raw);
+    if (!(out.scale > 0.0))
     {
-      return 0.0;
+      return out;
     }
-    r = Scaled(raw, scale, parallelFor);
+    out.r = Scaled(raw, out.scale, parallelFor);
   }
-  g2 = SmoothedGradientSquared(f, grid, GaussianTaps(edgeSmoothingSigma), scale, parallelFor);
-  return scale;
+  const std::size_t n = grid.Count();
+  const std::vector<double> sums = ParallelSum(parallelFor,
+                                               n,
+                                               1,
+                                               [f](std::size_t b, std::size_t e, double * acc)
+                                               {
+                                                 for (std::size_t i = b; i < e; ++i)
+                                                 {
+                                                   acc[0] += static_cast<double>(f[i]);
+                                                 }
+                                               });
+  out.mean = sums[0] / static_cast<double>(n);
+  out.g2 = SmoothedGradientSquared(f, grid, GaussianTaps(edgeSmoothingSigma), out.mean, out.scale, parallelFor);
+  return out;
+}
+
+/** Medians and lower quartiles of chi-square laws with 1, 2 and 3 degrees of freedom (index = degrees). */
+constexpr double kChiSquareMedian[4] = { 0.0, 0.45493642311957283, 1.3862943611198906, 2.3659738843753377 };
+constexpr double kChiSquareQuartile[4] = { 0.0, 0.10153104426762156, 0.5753641449035618, 1.2125329030456691 };
+/**
+ * The mask gain read at the median is capped at this multiple of the one read
+ * at the lower quartile: on noise both agree within 35 % (the ratio is not
+ * exactly chi-square), but where structure fills more than half of the voxels
+ * (a small volume of a machined part) the median reads up to 1000 times the
+ * noise's ratio and the quartile far less.
+ */
+constexpr double kMaskGainQuartileSlack = 2.0;
+
+/**
+ * g^2 of the structure mask (step 2 of NoiseEstimationOptions): the noise
+ * variance of one smoothed-gradient component per unit variance of r. White:
+ * the exact gain for white noise. Measured: the median over the voxels of
+ * |grad(G * f)|^2 / v0, divided by that of chi-square with D degrees of
+ * freedom (at most kMaskGainQuartileSlack times the same read at the lower
+ * quartile), where v0 is the unmasked local mean of r^2 (pass 0 of step 3):
+ * normalising each voxel by its local level keeps this right where the noise
+ * level varies. The white gain where it is not positive.
+ */
+double
+MaskGain(const NoiseEstimationOptions & options,
+         unsigned dimension,
+         const std::vector<float> & g2,
+         const std::vector<float> & v0,
+         const ParallelForFunction & parallelFor)
+{
+  const double white = SmoothedGradientNoiseGain(GaussianTaps(options.edgeSmoothingSigma), dimension);
+  if (options.spectrum == NoiseSpectrum::White)
+  {
+    return white;
+  }
+  std::vector<float> ratio(g2.size());
+  parallelFor(g2.size(),
+              [&](std::size_t b, std::size_t e)
+              {
+                for (std::size_t i = b; i < e; ++i)
+                {
+                  ratio[i] = v0[i] > 0.0f ? g2[i] / v0[i] : 0.0f;
+                }
+              });
+  const double quartile = Quantile(ratio, 0.25) / kChiSquareQuartile[dimension];
+  const double median = Median(std::move(ratio)) / kChiSquareMedian[dimension];
+  const double measured = std::min(median, kMaskGainQuartileSlack * quartile);
+  return measured > 0.0 ? measured : white;
+}
+
+/**
+ * The mean of r^2 over the voxels of the (2R + 1)^D box around every voxel,
+ * clipped to the grid, that `mask` does not flag (all of them when it is
+ * empty: pass 0 of step 3); 0 where the box has none.
+ */
+std::vector<float>
+LocalMeanSquare(const std::vector<float> & r,
+                const std::vector<std::uint8_t> & mask,
+                const Grid & grid,
+                unsigned R,
+                const ParallelForFunction & parallelFor)
+{
+  const std::size_t n = r.size();
+  std::vector<float> sum(n), count(n);
+  for (std::size_t i = 0; i < n; ++i)
+  {
+    const bool valid = mask.empty() || !mask[i];
+    sum[i] = valid ? r[i] * r[i] : 0.0f;
+    count[i] = valid ? 1.0f : 0.0f;
+  }
+  BoxSum(sum, grid, R, parallelFor);
+  BoxSum(count, grid, R, parallelFor);
+  for (std::size_t i = 0; i < n; ++i)
+  {
+    sum[i] = count[i] > 0.0f ? sum[i] / count[i] : 0.0f;
+  }
+  return sum;
+}
+
+/** Step 4 for the final mask (a gain of 1 for NoiseSpectrum::White); fills the report's gain fields. */
+template<typename Real>
+ResidualGain
+MeasureGain(const Real * f,
+            const ScaledImage & image,
+            const std::vector<float> & localResidual2,
+            const std::vector<std::uint8_t> & mask,
+            const Grid & grid,
+            const NoiseEstimationOptions & options,
+            const ParallelForFunction & parallelFor,
+            NoiseEstimationReport & report)
+{
+  ResidualGain gain; // White: 1
+  if (options.spectrum == NoiseSpectrum::Measured)
+  {
+    gain = ResidualGain(
+      f, image.mean, image.scale, localResidual2, mask, grid, options.CalibrationRadius(grid.dimension), parallelFor);
+  }
+  report.residualGain = gain.Global();
+  report.gainMeasured = gain.Measured();
+  report.tiles = gain.Tiles();
+  report.flatTiles = gain.FlatTiles();
+  return gain;
 }
 
 /** mask[i] = g2[i] > threshold2 * v(i), dilated by one voxel. */
@@ -500,7 +641,8 @@ std::vector<Real>
 EstimateNoiseVariance(const Real * f,
                       const Grid & grid,
                       const NoiseEstimationOptions & options,
-                      const ParallelForFunction & parallelFor)
+                      const ParallelForFunction & parallelFor,
+                      NoiseEstimationReport * report)
 {
   ValidateInput(f, grid);
   options.Validate();
@@ -508,45 +650,43 @@ EstimateNoiseVariance(const Real * f,
   const std::size_t n = grid.Count();
   const unsigned R = options.WindowRadius(grid.dimension);
 
-  std::vector<float> r, g2;
-  const double scale = ScaledResidualAndGradient(f, grid, options.edgeSmoothingSigma, pf, r, g2);
-  if (!(scale > 0.0))
+  const ScaledImage image = ScaledResidualAndGradient(f, grid, options.edgeSmoothingSigma, pf);
+  if (!(image.scale > 0.0))
   {
     throw InvalidArgument("noise estimation: the image (" + grid.ToString() +
                           ") has no measurable noise (its high-pass residual is 0 everywhere, e.g. a constant or "
                           "linear image), so no positive variance map exists; give the variance volume explicitly");
   }
-  const auto taps = GaussianTaps(options.edgeSmoothingSigma);
-  const double threshold2 =
-    options.edgeThreshold * options.edgeThreshold * SmoothedGradientNoiseGain(taps, grid.dimension);
+  const std::vector<float> & r = image.r;
+  NoiseEstimationReport local;
+  NoiseEstimationReport & out = report ? *report : local;
+  out = NoiseEstimationReport();
   const double clip2 = options.outlierClip * options.outlierClip;
   const double eta = TruncatedNormalVariance(options.outlierClip);
 
   // Pass 0: every residual, no clipping; then `iterations` passes with mask and clipping.
-  std::vector<float> v(n, 0.0f), count(n), sum(n);
+  std::vector<float> v = LocalMeanSquare(r, {}, grid, R, pf), count(n), sum(n);
+  out.maskGain = MaskGain(options, grid.dimension, image.g2, v, pf);
+  const double threshold2 = options.edgeThreshold * options.edgeThreshold * out.maskGain;
+  std::vector<std::uint8_t> mask;
   const std::size_t nx = grid.size[0], ny = grid.size[1];
-  for (unsigned pass = 0; pass <= options.iterations; ++pass)
+  for (unsigned pass = 1; pass <= options.iterations; ++pass)
   {
-    std::vector<std::uint8_t> mask;
-    if (pass > 0)
-    {
-      mask = StructureMask(
-        g2, threshold2, [&v](std::size_t i) { return static_cast<double>(v[i]); }, grid, pf);
-    }
+    mask = StructureMask(
+      image.g2, threshold2, [&v](std::size_t i) { return static_cast<double>(v[i]); }, grid, pf);
     pf(n,
        [&](std::size_t b, std::size_t e)
        {
          for (std::size_t i = b; i < e; ++i)
          {
            const double r2 = static_cast<double>(r[i]) * r[i];
-           const bool valid = pass == 0 || (!mask[i] && r2 <= clip2 * v[i]);
+           const bool valid = !mask[i] && r2 <= clip2 * v[i];
            count[i] = valid ? 1.0f : 0.0f;
            sum[i] = valid ? static_cast<float>(r2) : 0.0f;
          }
        });
     BoxSum(count, grid, R, pf);
     BoxSum(sum, grid, R, pf);
-    const double correction = pass == 0 ? 1.0 : eta;
     pf(n,
        [&](std::size_t b, std::size_t e)
        {
@@ -563,8 +703,22 @@ EstimateNoiseVariance(const Real * f,
            }
            if (count[i] >= std::max(1.0, 0.05 * volume))
            {
-             v[i] = static_cast<float>(std::max(0.0, static_cast<double>(sum[i]) / count[i] / correction));
+             v[i] = static_cast<float>(std::max(0.0, static_cast<double>(sum[i]) / count[i] / eta));
            }
+         }
+       });
+  }
+
+  // v estimates E[r^2] = G s^2: divide by the residual's gain (1 for white noise).
+  const ResidualGain gain = MeasureGain(f, image, v, mask, grid, options, pf, out);
+  if (gain.Measured())
+  {
+    pf(n,
+       [&](std::size_t b, std::size_t e)
+       {
+         for (std::size_t i = b; i < e; ++i)
+         {
+           v[i] = static_cast<float>(static_cast<double>(v[i]) / gain.At(i % nx, (i / nx) % ny, i / (nx * ny)));
          }
        });
   }
@@ -591,17 +745,17 @@ EstimateNoiseVariance(const Real * f,
                           ") has no measurable noise, so no positive variance map exists; give the variance volume "
                           "explicitly");
   }
-  std::vector<Real> out(n);
-  const double scale2 = scale * scale;
+  std::vector<Real> result(n);
+  const double scale2 = image.scale * image.scale;
   pf(n,
      [&](std::size_t b, std::size_t e)
      {
        for (std::size_t i = b; i < e; ++i)
        {
-         out[i] = static_cast<Real>(std::max(static_cast<double>(v[i]), floor) * scale2);
+         result[i] = static_cast<Real>(std::max(static_cast<double>(v[i]), floor) * scale2);
        }
      });
-  return out;
+  return result;
 }
 
 template<typename Real>
@@ -609,36 +763,42 @@ double
 EstimateNoiseSigma(const Real * f,
                    const Grid & grid,
                    const NoiseEstimationOptions & options,
-                   const ParallelForFunction & parallelFor)
+                   const ParallelForFunction & parallelFor,
+                   NoiseEstimationReport * report)
 {
   ValidateInput(f, grid);
   options.Validate();
   const ParallelForFunction pf = OrDefault(parallelFor);
-  std::vector<float> r, g2;
-  const double scale = ScaledResidualAndGradient(f, grid, options.edgeSmoothingSigma, pf, r, g2);
-  if (!(scale > 0.0))
+  NoiseEstimationReport local;
+  NoiseEstimationReport & out = report ? *report : local;
+  out = NoiseEstimationReport();
+  const ScaledImage image = ScaledResidualAndGradient(f, grid, options.edgeSmoothingSigma, pf);
+  if (!(image.scale > 0.0))
   {
     return 0.0;
   }
-  const std::size_t n = r.size();
+  const std::size_t n = image.r.size();
   std::vector<float> absR(n);
   for (std::size_t i = 0; i < n; ++i)
   {
-    absR[i] = std::abs(r[i]);
+    absR[i] = std::abs(image.r[i]);
   }
   double sigma = kMADToSigma * Median(absR);
-  const double threshold2 = options.edgeThreshold * options.edgeThreshold *
-                            SmoothedGradientNoiseGain(GaussianTaps(options.edgeSmoothingSigma), grid.dimension);
+  const unsigned R = options.WindowRadius(grid.dimension);
+  out.maskGain = MaskGain(options, grid.dimension, image.g2, LocalMeanSquare(image.r, {}, grid, R, pf), pf);
+  const double threshold2 = options.edgeThreshold * options.edgeThreshold * out.maskGain;
+  std::vector<std::uint8_t> mask(n, 0);
+  // Two refinements of the mask (threshold: the global estimate) and of sigma, as MAD of the unflagged |r|.
   for (int pass = 0; pass < 2 && sigma > 0.0; ++pass)
   {
     const double variance = sigma * sigma;
-    const auto mask = StructureMask(
-      g2, threshold2, [variance](std::size_t) { return variance; }, grid, pf);
+    auto next = StructureMask(
+      image.g2, threshold2, [variance](std::size_t) { return variance; }, grid, pf);
     std::vector<float> kept;
     kept.reserve(n);
     for (std::size_t i = 0; i < n; ++i)
     {
-      if (!mask[i])
+      if (!next[i])
       {
         kept.push_back(absR[i]);
       }
@@ -648,16 +808,20 @@ EstimateNoiseSigma(const Real * f,
       break; // (almost) everything is structure: keep the unmasked estimate
     }
     sigma = kMADToSigma * Median(std::move(kept));
+    mask = std::move(next);
   }
-  return sigma * scale;
+  // The calibration's E[r^2]: the local mean of the unflagged r^2.
+  const ResidualGain gain =
+    MeasureGain(f, image, LocalMeanSquare(image.r, mask, grid, R, pf), mask, grid, options, pf, out);
+  return sigma / std::sqrt(gain.Global()) * image.scale;
 }
 
 #define GPUR_INSTANTIATE_NOISE_ESTIMATION(T)                                                                           \
   template std::vector<T> NoiseResidual(const T *, const Grid &, const ParallelForFunction &);                         \
   template std::vector<T> EstimateNoiseVariance(                                                                       \
-    const T *, const Grid &, const NoiseEstimationOptions &, const ParallelForFunction &);                             \
+    const T *, const Grid &, const NoiseEstimationOptions &, const ParallelForFunction &, NoiseEstimationReport *);    \
   template double EstimateNoiseSigma(                                                                                  \
-    const T *, const Grid &, const NoiseEstimationOptions &, const ParallelForFunction &);
+    const T *, const Grid &, const NoiseEstimationOptions &, const ParallelForFunction &, NoiseEstimationReport *);
 GPUR_INSTANTIATE_NOISE_ESTIMATION(float)
 GPUR_INSTANTIATE_NOISE_ESTIMATION(double)
 #undef GPUR_INSTANTIATE_NOISE_ESTIMATION

@@ -509,3 +509,142 @@ TEST(CTPhantomDeterminism, RejectsBadInput)
   const auto air = gpur::SimulateCT(grid, std::vector<float>(grid.Count(), 0.0f));
   EXPECT_DOUBLE_EQ(air.attenuationPerUnit, 1.0);
 }
+
+TEST(CTPhantomConeBeam, NoiseFreeFDKReproducesThePhantom)
+{
+  gpur::CTScanParameters p;
+  p.geometry = gpur::CTGeometry::ConeBeam;
+  p.computeNoiseFree = true;
+  p.computeVariance = false;
+  p.keepSinogram = true;
+  // A smooth off-centre blob: geometry (a flip or shift would show) and scaling of the FDK weights.
+  const gpur::Grid grid = gpur::MakeGrid3D(48, 40, 32);
+  std::vector<float> blob(grid.Count());
+  for (std::size_t z = 0, i = 0; z < 32; ++z)
+    for (std::size_t y = 0; y < 40; ++y)
+      for (std::size_t x = 0; x < 48; ++x, ++i)
+      {
+        const double dx = x - 18.0, dy = y - 24.0, dz = z - 13.0;
+        blob[i] = static_cast<float>(std::exp(-(dx * dx + dy * dy + dz * dz) / (2.0 * 4.5 * 4.5)));
+      }
+  const auto sim = gpur::SimulateCT(grid, blob, p);
+  EXPECT_EQ(sim.numberOfAngles, 2u * 76u); // 2 ceil(pi / 2 * 48) views over the full circle
+  EXPECT_EQ(sim.sinogram.size(), sim.numberOfAngles * sim.numberOfRows * sim.numberOfBins);
+  EXPECT_GT(sim.sourceToAxis, 0.0);
+  EXPECT_DOUBLE_EQ(sim.sourceToDetector, 2.0 * sim.sourceToAxis);
+  const double blobError = RelativeL2(sim.noiseFree, blob);
+  std::cout << "cone beam, Gaussian blob (sigma 4.5 voxels): relative L2 error " << blobError << "\n";
+  EXPECT_LT(blobError, 0.03);
+
+  // The machined part: the block interior of the central slices comes back at 0.5 (the
+  // slices near the part's top and bottom faces carry the cone-beam artefact, 10 %).
+  const gpur::Grid partGrid = gpur::MakeGrid3D(64, 64, 32);
+  p.numberOfAngles = 120;
+  const auto part = gpur::MakeCTPhantom(partGrid, gpur::CTPhantomShape::MachinedPart, p);
+  const Regions r = MakeRegions(partGrid, gpur::MakeMachinedPartLayout(partGrid), 3.0);
+  double sum = 0.0;
+  std::size_t count = 0;
+  for (std::size_t z = 12; z < 20; ++z)
+    for (std::size_t j = 0; j < 64 * 64; ++j)
+    {
+      const std::size_t i = z * 64 * 64 + j;
+      if (r.block[i])
+      {
+        sum += part.noiseFree[i];
+        ++count;
+      }
+    }
+  std::cout << "cone beam, mean of the block interior of the central slices " << sum / count << " (truth 0.5)\n";
+  EXPECT_NEAR(sum / count, 0.5, 0.005);
+}
+
+TEST(CTPhantomConeBeam, AnalyticVarianceMatchesEmpiricalAndNoiseIsCorrelatedAlongZ)
+{
+  const gpur::Grid grid = gpur::MakeGrid3D(32, 32, 16);
+  const Regions regions = MakeRegions(grid, gpur::MakeMachinedPartLayout(grid), 1.0);
+  for (auto filter : { gpur::RampFilter::RamLak, gpur::RampFilter::Hann })
+  {
+    gpur::CTScanParameters p;
+    p.geometry = gpur::CTGeometry::ConeBeam;
+    p.filter = filter;
+    p.numberOfAngles = 60;
+    p.photonsPerRay = 5.0e3;
+    p.electronicNoise = 5.0;
+    const auto reference = gpur::MakeCTPhantom(grid, gpur::CTPhantomShape::MachinedPart, p);
+    p.computeVariance = false;
+    const int realisations = 16;
+    std::vector<double> sum(grid.Count(), 0.0), sum2(grid.Count(), 0.0);
+    double zProduct = 0.0, zSquares = 0.0;
+    std::vector<float> previous;
+    for (int k = 0; k < realisations; ++k)
+    {
+      p.seed = 2000 + k;
+      const auto sim = gpur::MakeCTPhantom(grid, gpur::CTPhantomShape::MachinedPart, p);
+      for (std::size_t i = 0; i < grid.Count(); ++i)
+      {
+        sum[i] += sim.noisy[i];
+        sum2[i] += static_cast<double>(sim.noisy[i]) * sim.noisy[i];
+      }
+      if (k % 2 == 1)
+      {
+        // The difference of two realisations is pure noise: correlation of neighbours along z (central slices).
+        const std::size_t slice = 32 * 32;
+        for (std::size_t i = 4 * slice; i < 11 * slice; ++i)
+        {
+          const double a = static_cast<double>(sim.noisy[i]) - previous[i];
+          const double b = static_cast<double>(sim.noisy[i + slice]) - previous[i + slice];
+          zProduct += a * b;
+          zSquares += a * a;
+        }
+      }
+      previous = sim.noisy;
+    }
+    const char * name = filter == gpur::RampFilter::RamLak ? "Ram-Lak" : "Hann";
+    std::vector<double> empirical(grid.Count()), analytic(reference.variance.begin(), reference.variance.end());
+    for (std::size_t i = 0; i < grid.Count(); ++i)
+    {
+      const double mean = sum[i] / realisations;
+      empirical[i] = (sum2[i] - realisations * mean * mean) / (realisations - 1);
+    }
+    // The central slices (the regions' masks repeat on every slice).
+    std::vector<std::uint8_t> central(grid.Count(), 0);
+    std::fill(central.begin() + 4 * 32 * 32, central.begin() + 12 * 32 * 32, 1);
+    for (const auto & [region, mask] :
+         { std::pair<const char *, const std::vector<std::uint8_t> *>{ "block", &regions.block },
+           { "air", &regions.air },
+           { "scan circle", &regions.all } })
+    {
+      std::vector<std::uint8_t> m(grid.Count());
+      for (std::size_t i = 0; i < m.size(); ++i)
+        m[i] = (*mask)[i] && central[i];
+      const double a = MeanOver(analytic, m), e = MeanOver(empirical, m);
+      std::cout << "cone beam, " << name << ", " << region << " (" << Count(m) << " voxels): analytic variance " << a
+                << ", empirical " << e << ", ratio " << e / a << "\n";
+      EXPECT_NEAR(e / a, 1.0, 0.1) << name << " " << region;
+    }
+    const double zCorrelation = zProduct / zSquares;
+    std::cout << "cone beam, " << name << ": correlation of the noise of neighbouring slices " << zCorrelation << "\n";
+    EXPECT_GT(zCorrelation, 0.1); // the bilinear interpolation between detector rows
+  }
+}
+
+TEST(CTPhantomConeBeam, RejectsBadGeometry)
+{
+  gpur::CTScanParameters p;
+  p.geometry = gpur::CTGeometry::ConeBeam;
+  const gpur::Grid slice = gpur::MakeGrid2D(32, 32);
+  EXPECT_THROW(gpur::SimulateCT(slice, std::vector<float>(slice.Count(), 0.1f), p), gpur::InvalidArgument);
+  const gpur::Grid grid = gpur::MakeGrid3D(32, 32, 8);
+  const std::vector<float> f(grid.Count(), 0.1f);
+  p.sourceToAxis = 10.0; // inside the volume (half diagonal 22.6 mm)
+  EXPECT_THROW(gpur::SimulateCT(grid, f, p), gpur::InvalidArgument);
+  p.sourceToAxis = 100.0;
+  p.sourceToDetector = 110.0; // the detector would cut the volume
+  EXPECT_THROW(gpur::SimulateCT(grid, f, p), gpur::InvalidArgument);
+  p.sourceToDetector = -1.0;
+  EXPECT_THROW(gpur::SimulateCT(grid, f, p), gpur::InvalidArgument);
+  p.sourceToDetector = 250.0;
+  const auto sim = gpur::SimulateCT(grid, f, p);
+  EXPECT_EQ(sim.sourceToAxis, 100.0);
+  EXPECT_EQ(sim.sourceToDetector, 250.0);
+}

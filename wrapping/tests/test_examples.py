@@ -1,6 +1,7 @@
 """The Python examples in examples/ run and do what they claim."""
 
 import importlib.util
+import json
 from pathlib import Path
 
 import numpy as np
@@ -60,17 +61,17 @@ def test_statistical_tv_ct(tmp_path):
     assert np.abs(noisy.astype(int) - truth).mean() > 2 * np.abs(spdu.astype(int) - truth).mean()
     assert not np.array_equal(spdu, plain)
     # Measured (seed 7, 1000 photons per ray): PSNR / SSIM / ROI SNR
-    #   noisy 22.39 / 0.354 / 6.3, S-PDU 28.26 / 0.902 / 130.6 (lambda 11.8),
-    #   plain TV 28.19 / 0.865 / 109.6 (lambda 9.2), TV-GD 28.53 / 0.893 / 102.3 (39 iterations).
+    #   noisy 22.39 / 0.354 / 6.3, S-PDU 28.44 / 0.835 / 68.8 (lambda 27.9, calibrated discrepancy 0.73),
+    #   plain TV 28.21 / 0.814 / 23.4 (lambda 29.6), TV-GD 28.53 / 0.893 / 102.3 (39 iterations, factor 1).
     assert result["noisy"]["psnr"] == pytest.approx(22.39, abs=0.05)
     for name in ("S-PDU", "plain TV", "TV-GD"):
         assert result[name]["psnr"] >= result["noisy"]["psnr"] + 5.5, name
-        assert result[name]["ssim"] >= 0.85, name
-        assert result[name]["discrepancy"] == pytest.approx(1.0, abs=0.05), name
+        assert result[name]["ssim"] >= 0.8, name
+        assert result[name]["discrepancy"] == pytest.approx(result[name]["target"], rel=0.03), name
     # The noise weights keep edges sharper and flatten the block more at the same discrepancy.
-    assert result["S-PDU"]["ssim"] >= result["plain TV"]["ssim"] + 0.02
-    assert result["S-PDU"]["snr"] >= 1.1 * result["plain TV"]["snr"]
-    assert result["S-PDU"]["snr"] >= 15 * result["noisy"]["snr"]
+    assert result["S-PDU"]["ssim"] >= result["plain TV"]["ssim"] + 0.015
+    assert result["S-PDU"]["snr"] >= 2 * result["plain TV"]["snr"]
+    assert result["S-PDU"]["snr"] >= 10 * result["noisy"]["snr"]
 
 
 @pytest.mark.parametrize("mass", ["lumped", "consistent"])
@@ -89,7 +90,7 @@ def test_poisson_nonuniform_mesh(tmp_path, mass):
     # The finest solve's report: its residual met its target, near float64's rounding floor.
     report = result["report"]
     assert report["relative_residual"] <= report["residual_target"]
-    assert report["residual_target"] == pytest.approx(8 * report["rounding_floor"])
+    assert report["residual_target"] == pytest.approx(32 * report["rounding_floor"], abs=0)  # float64 data
     assert report["rounding_floor"] < 1e-12 and report["computed_in_double"] is False
 
     # The panel solution | |error| of the finest level, uint8 grey, 256 x 256 each.
@@ -98,3 +99,21 @@ def test_poisson_nonuniform_mesh(tmp_path, mass):
     solution, error = np.split(panel, 2, axis=1)
     assert solution.max() == 255 and error.max() == 255
     assert (solution == 0).mean() > 0.05  # the mesh lines
+
+
+def test_statistical_tv_ct_study(tmp_path):
+    """The CT study at a small size: the automatic lambda against the best lambda, as JSON."""
+    pytest.importorskip("skimage.metrics")
+    example = load_example("statistical_tv_ct_study")
+    output = tmp_path / "study.json"
+    result = example.main(["--size", "56", "--realisations", "0", "--search-steps", "5", "--backend", "cpu",
+                           "--json", str(output)])
+    assert output.exists() and json.loads(output.read_text())["rows"] == json.loads(json.dumps(result["rows"]))
+    # Measured at 56^3 (6000 photons, 180 views): estimated mean variance +5 %, losses to the best lambda
+    # 0.001-0.002 dB, every search on converged solves.
+    assert result["estimated_mean_variance"] == pytest.approx(result["true_mean_variance"], rel=0.1)
+    assert result["noise_estimation"]["gain_measured"]
+    for row in result["rows"]:
+        assert row["automatic"]["converged"] and row["automatic"]["largest_gap"] <= 1e-4, row["name"]
+        assert row["loss_db"] < 0.05, row["name"]
+    assert result["factor_one"]["psnr"] < result["rows"][0]["automatic"]["psnr"]

@@ -1,13 +1,16 @@
-// Engine of statistical TV denoising for CT (seed 001): the noise-weighted ROF
-// model with a per-voxel noise variance (given, or estimated from the image),
-// a weight exponent, and lambda chosen by the discrepancy principle on request.
+// Engine of statistical TV denoising for CT (Huang 2023, "Statistical 3D
+// Denoising on GPUs for Industrial CT", master's thesis, TU Munich): the
+// noise-weighted ROF model with a per-voxel noise variance (given, or estimated
+// from the image), a weight exponent, and lambda chosen by the discrepancy
+// principle (Morozov 1966) on request.
 //
 //   min_u  (lambda/2) sum_i (u_i - f_i)^2 / w_i + TV(u),
 //   w_i = var_i^gamma / mean(var^gamma)          (gamma = weightExponent)
 //
-// Normalising w by its mean keeps lambda in the range of plain TV (digest 1.4);
-// gamma = 1 is the thesis' model (w = the variance), gamma = 0.5 weights by the
-// standard deviation, which the digest's check found better for the MSE.
+// gamma = 1 is the thesis' model (its eq. 2.5: w = the variance, the weighted
+// least squares of Gaussian noise); gamma = 0.5 weights by the standard
+// deviation; gamma = 0 is plain ROF. Normalising w by its mean keeps
+// lambda in the range of plain TV.
 #ifndef gpurStatisticalTV_h
 #define gpurStatisticalTV_h
 
@@ -20,43 +23,123 @@ namespace gpur
 
 struct StatisticalTVParameters
 {
-  /** lambda, algorithm (PDU is the thesis' S-PDU), iterations and gap tolerance of every solve. */
+  /**
+   * lambda, algorithm, iterations and gap tolerance of every solve. The default
+   * algorithm is the accelerated Chambolle-Pock method, which meets the gap
+   * tolerance 1e-4 in 90-200 iterations on CT volumes where the thesis' PDU is
+   * still at 2e-4 to 5e-4 after 500 (measured on a 96^3 scan, lambda 45-70).
+   * With automaticLambda, tv.lambda is not used (the search starts from the data).
+   */
   TVParameters tv;
-  /** gamma of w = var^gamma (normalised); 0 gives plain TV. Finite, >= 0. */
+  /** gamma of w = var^gamma (normalised); 0 gives plain TV. In [0, kMaximumWeightExponent]. */
   double weightExponent = 1.0;
   /**
    * Choose lambda so that sum (u - f)^2 / var = discrepancyFactor * N (Morozov's
-   * discrepancy principle: the residual looks like the noise). tv.lambda is the
-   * first guess. Costs several solves (usually 4-8).
+   * discrepancy principle: the residual looks like the noise). Costs several
+   * solves (usually 1-8), each of which must converge (tv.gapTolerance > 0).
    */
   bool automaticLambda = false;
-  double discrepancyFactor = 1.0; ///< > 0
+  /**
+   * > 0: the target of sum (u - f)^2 / var / N. 0 (default): calibrated from
+   * the noise's spectrum, CalibratedDiscrepancyFactor(G) with G the residual
+   * gain that EstimateNoiseVariance measures on the image.
+   */
+  double discrepancyFactor = 0.0;
   /** Relative tolerance of the discrepancy match, in (0, 0.5]. */
   double discrepancyTolerance = 0.02;
   unsigned maximumLambdaSolves = 16; ///< >= 2
   /** Options of the variance estimate used when no variance is given. */
   NoiseEstimationOptions noise;
 
+  /**
+   * The largest weight exponent: 2 already makes the weights span the square of
+   * the variance's range (a CT volume's variance spans 5-20x, so 25-400x); beyond,
+   * the quietest voxels' fidelity swamps the model, and the weights' range
+   * leaves float precision for ordinary variance ranges.
+   */
+  static constexpr double kMaximumWeightExponent = 2.0;
+  /** The largest range max(w) / min(w) of the weights (the solvers work in float). */
+  static constexpr double kMaximumWeightRange = 1e6;
+
   void
   Validate() const;
 };
 
+/**
+ * The discrepancy factor of the automatic lambda for noise whose high-pass
+ * residual has gain G (NoiseEstimationReport::residualGain; 1 for white noise):
+ * 0.9 min(G, 1)^0.35.
+ *
+ * Why not 1: the discrepancy principle over-smooths TV. At the lambda of the
+ * best PSNR the residual is smaller than the noise, because TV leaves in u the
+ * noise it cannot tell from structure, its low-frequency part; how much depends
+ * on where the noise's power lies, which G measures (the high-pass's share of
+ * it against white noise). Measured discrepancies at the PSNR-best lambda:
+ * 0.87-0.92 for white noise (machined part and Shepp-Logan, 64^3), 0.68-0.77
+ * for Ram-Lak FBP with the variance weights (G 0.4-0.5; 64^3 and 96^3, 2000 to
+ * 20000 photons), 0.13-0.27 for a Hann window (G 0.05). With this factor the
+ * automatic lambda's PSNR is within 0.015 dB of the best lambda's on those
+ * scans with the variance weights (given or estimated variance), within
+ * 0.06 dB without weights and for white noise; with factor 1 it lost 0.05-1.1 dB
+ * (the numbers: README, statistical TV).
+ */
+double
+CalibratedDiscrepancyFactor(double residualGain);
+
+/** One TV solve of a run: its lambda, the discrepancy of its result, and how it converged. */
+struct StatisticalTVSolve
+{
+  double lambda = 0.0;
+  double discrepancy = 0.0; ///< sum (u - f)^2 / var / N
+  unsigned iterations = 0;
+  double relativeGap = 0.0;
+  bool converged = false;
+};
+
 struct StatisticalTVReport
 {
-  TVReport tv;                                          ///< the last solve
-  double lambda = 0.0;                                  ///< the lambda of the result
-  bool varianceEstimated = false;                       ///< no variance was given: estimated from the image
-  double meanVariance = 0.0;                            ///< mean of the variance used
-  double discrepancy = 0.0;                             ///< sum (u - f)^2 / var / N of the result
-  unsigned solves = 0;                                  ///< TV solves run (1 without automaticLambda)
-  std::vector<std::pair<double, double>> lambdaHistory; ///< (lambda, discrepancy) of every solve
+  TVReport tv;                    ///< the last solve (the result's)
+  double lambda = 0.0;            ///< the lambda of the result
+  bool varianceEstimated = false; ///< no variance was given: estimated from the image
+  NoiseEstimationReport noise;    ///< how it was estimated (when varianceEstimated)
+  double meanVariance = 0.0;      ///< mean of the variance used
+  /** max(var) / min(var) of the variance used: how much the weights can help (see the README). */
+  double varianceRange = 0.0;
+  double discrepancy = 0.0;       ///< sum (u - f)^2 / var / N of the result
+  double discrepancyTarget = 0.0; ///< the discrepancy factor the automatic lambda met (0 without automatic lambda)
+  /** The residual gain G behind a calibrated factor (1 when G could not be measured or was not needed). */
+  double residualGain = 1.0;
+  bool residualGainMeasured = false;
+  double maximumDiscrepancy = 0.0;               ///< that of lambda -> 0 (the weighted mean): targets must stay below
+  unsigned solves = 0;                           ///< TV solves run (1 without automaticLambda)
+  std::vector<StatisticalTVSolve> lambdaHistory; ///< every solve, in order
 };
 
 /**
  * Denoises f into u. variance: per-voxel noise variance (finite, > 0), or null
  * to estimate it with EstimateNoiseVariance. The callback sees each solve's
  * iterations (it restarts for every lambda of the automatic search).
- * Throws InvalidArgument, Aborted or OpenCLError as DenoiseTV.
+ *
+ * Scale covariance: the data are divided by their range before the solves
+ * (and u multiplied back), so f -> c f, var -> c^2 var gives u -> c u and
+ * lambda -> lambda / c, to rounding (bit for bit for powers of two), over the
+ * whole float range.
+ *
+ * The automatic lambda solves sum (u - f)^2 / var = discrepancyFactor * N for
+ * lambda on converged solves (the factor calibrated when it is 0, which
+ * costs one run of EstimateNoiseVariance when the variance is given; a solve
+ * that stops at tv.maxIterations runs again with 4 times as many): it starts at 1 / (RMS sigma * mean spacing),
+ * brackets the target by factors of 4 and narrows it by regula falsi on
+ * (log lambda, log discrepancy).
+ *
+ * Memory besides the solver's: the normalised f, variance and u and the
+ * weights (four volumes), and the estimated variance when none is given.
+ *
+ * Throws InvalidArgument for bad input or parameters, for a discrepancy target
+ * that no lambda reaches (at or above maximumDiscrepancy: the message gives the
+ * reachable range) and for weights beyond kMaximumWeightRange; Error when a
+ * solve of the search does not converge or the search does not meet the
+ * target in maximumLambdaSolves solves; Aborted or OpenCLError as DenoiseTV.
  */
 template<typename Real>
 StatisticalTVReport
@@ -75,7 +158,8 @@ DenoiseStatisticalTV(const Real * f,
  * ||u - f||^2 >= discrepancyFactor * sum(var) (the discrepancy principle for
  * the unweighted residual, the counterpart of the primal-dual automatic lambda),
  * at most gd.iterations; gd.targetResidual > 0 is an explicit target instead
- * (the thesis' PDU vs TV-GD comparison, digest 3.4); neither runs gd.iterations.
+ * (the thesis' comparison of PDU and TV-GD at equal residual, its sec. 6.5);
+ * neither runs gd.iterations.
  */
 struct StatisticalTVGDParameters
 {
@@ -96,7 +180,9 @@ struct StatisticalTVGDReport
   TVGDReport gd;                  ///< iterations, final ||u - f||, target reached, backend, time
   double targetResidual = 0.0;    ///< the ||u - f|| target used (0: none, all iterations ran)
   bool varianceEstimated = false; ///< the stop needed a variance and none was given
+  NoiseEstimationReport noise;    ///< how it was estimated (when varianceEstimated)
   double meanVariance = 0.0;      ///< mean of the variance (0 when none was given or needed)
+  double varianceRange = 0.0;     ///< max(var) / min(var) (0 when none was given or needed)
   double discrepancy = 0.0;       ///< ||u - f||^2 / sum(var) of the result (0 without a variance)
 };
 

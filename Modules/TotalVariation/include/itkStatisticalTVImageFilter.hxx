@@ -15,7 +15,6 @@ template<typename TInputImage, typename TOutputImage>
 StatisticalTVImageFilter<TInputImage, TOutputImage>::StatisticalTVImageFilter()
 {
   this->AddOptionalInputName("NoiseVariance");
-  this->SetAlgorithm(gpur::TVAlgorithm::PDU); // the thesis' S-PDU
 }
 
 template<typename TInputImage, typename TOutputImage>
@@ -80,7 +79,7 @@ StatisticalTVImageFilter<TInputImage, TOutputImage>::Solve(const RealType * f,
       m_Method == MethodEnum::GradientDescent ? gpur::TVGDVariant::TV : gpur::TVGDVariant::AdaptiveWeightedTV;
     parameters.gd.delta = m_Delta;
     parameters.stopAtDiscrepancy = m_StopAtDiscrepancy;
-    parameters.discrepancyFactor = m_DiscrepancyFactor;
+    parameters.discrepancyFactor = m_DiscrepancyFactor == 0.0 ? 1.0 : m_DiscrepancyFactor; // 0: the plain principle
     const gpur::StatisticalTVGDReport report =
       gpur::DenoiseStatisticalTVGD(f, variance, u, grid, parameters, execution, progress);
     m_LambdaUsed = 0.0;
@@ -88,6 +87,12 @@ StatisticalTVImageFilter<TInputImage, TOutputImage>::Solve(const RealType * f,
     m_Discrepancy = report.discrepancy;
     m_VarianceEstimated = report.varianceEstimated;
     m_MeanVariance = report.meanVariance;
+    m_VarianceRange = report.varianceRange;
+    m_DiscrepancyTarget = 0.0;
+    m_MaximumDiscrepancy = 0.0;
+    m_LambdaHistory.clear();
+    m_ResidualGain = report.noise.residualGain;
+    m_ResidualGainMeasured = report.noise.gainMeasured;
     m_Residual = report.gd.residual;
     m_TargetResidualUsed = report.targetResidual;
     m_TargetReached = report.gd.targetReached;
@@ -110,7 +115,13 @@ StatisticalTVImageFilter<TInputImage, TOutputImage>::Solve(const RealType * f,
   m_Discrepancy = report.discrepancy;
   m_VarianceEstimated = report.varianceEstimated;
   m_MeanVariance = report.meanVariance;
+  m_VarianceRange = report.varianceRange;
   m_NumberOfLambdaSolves = report.solves;
+  m_DiscrepancyTarget = report.discrepancyTarget;
+  m_MaximumDiscrepancy = report.maximumDiscrepancy;
+  m_LambdaHistory = report.lambdaHistory;
+  m_ResidualGain = report.varianceEstimated ? report.noise.residualGain : report.residualGain;
+  m_ResidualGainMeasured = report.varianceEstimated ? report.noise.gainMeasured : report.residualGainMeasured;
   double residual = 0.0;
   for (std::size_t i = 0; i < grid.Count(); ++i)
   {
@@ -130,7 +141,8 @@ StatisticalTVImageFilter<TInputImage, TOutputImage>::PrintSelf(std::ostream & os
   Superclass::PrintSelf(os, indent);
   os << indent << "WeightExponent: " << m_WeightExponent << std::endl;
   os << indent << "AutomaticLambda: " << (m_AutomaticLambda ? "on" : "off") << std::endl;
-  os << indent << "DiscrepancyFactor: " << m_DiscrepancyFactor << std::endl;
+  os << indent << "DiscrepancyFactor: " << m_DiscrepancyFactor << (m_DiscrepancyFactor > 0.0 ? "" : " (calibrated)")
+     << std::endl;
   os << indent << "Method: " << m_Method << std::endl;
   os << indent << "StepLength: " << m_StepLength << " (" << gpur::ToString(m_StepUnit) << ")" << std::endl;
   os << indent << "Delta: " << m_Delta << std::endl;
@@ -141,6 +153,16 @@ StatisticalTVImageFilter<TInputImage, TOutputImage>::PrintSelf(std::ostream & os
   os << indent << "VarianceEstimated: " << (m_VarianceEstimated ? "yes" : "no") << std::endl;
   os << indent << "MeanVariance: " << m_MeanVariance << std::endl;
   os << indent << "NumberOfLambdaSolves: " << m_NumberOfLambdaSolves << std::endl;
+  os << indent << "DiscrepancyTarget: " << m_DiscrepancyTarget << std::endl;
+  os << indent << "MaximumDiscrepancy: " << m_MaximumDiscrepancy << std::endl;
+  os << indent << "VarianceRange: " << m_VarianceRange << std::endl;
+  os << indent << "ResidualGain: " << m_ResidualGain << (m_ResidualGainMeasured ? "" : " (not measured: white noise)")
+     << std::endl;
+  for (const auto & s : m_LambdaHistory)
+  {
+    os << indent << "  solve: lambda " << s.lambda << ", discrepancy " << s.discrepancy << ", " << s.iterations
+       << " iterations, relative gap " << s.relativeGap << (s.converged ? "" : " (NOT converged)") << std::endl;
+  }
   os << indent << "Residual: " << m_Residual << std::endl;
   os << indent << "TargetResidualUsed: " << m_TargetResidualUsed << std::endl;
   os << indent << "TargetReached: " << (m_TargetReached ? "yes" : "no") << std::endl;

@@ -120,6 +120,22 @@ SumOf(const ImageType * image)
 using GDFilter = itk::StatisticalTVImageFilter<ImageType>;
 using Method = GDFilter::MethodEnum;
 
+/** Update() throws an itk::ExceptionObject whose description holds `expected`, and leaves no output. */
+void
+ExpectUpdateFailure(GDFilter * filter, const std::string & expected)
+{
+  try
+  {
+    filter->Update();
+    ADD_FAILURE() << "accepted; expected an error containing '" << expected << "'";
+  }
+  catch (const itk::ExceptionObject & e)
+  {
+    EXPECT_NE(std::string(e.GetDescription()).find(expected), std::string::npos) << e.GetDescription();
+  }
+  EXPECT_EQ(filter->GetOutput()->GetBufferPointer(), nullptr); // no partial output
+}
+
 } // namespace
 
 TEST(StatisticalTVImageFilter, VarianceInputAutomaticLambdaAndGeometry)
@@ -135,14 +151,22 @@ TEST(StatisticalTVImageFilter, VarianceInputAutomaticLambdaAndGeometry)
   EXPECT_EQ(out->GetSpacing(), v.noisy->GetSpacing());
   EXPECT_EQ(out->GetOrigin(), v.noisy->GetOrigin());
   EXPECT_EQ(out->GetDirection(), v.noisy->GetDirection());
-  EXPECT_NEAR(filter->GetDiscrepancy(), 1.0, 0.05);
-  EXPECT_GT(filter->GetNumberOfLambdaSolves(), 1u);
+  // The calibrated discrepancy factor (0.9 G^0.35: about 0.9 for this white noise) is met.
+  EXPECT_NEAR(filter->GetDiscrepancy(), filter->GetDiscrepancyTarget(), 0.02 * filter->GetDiscrepancyTarget());
+  EXPECT_NEAR(filter->GetDiscrepancyTarget(), 0.9, 0.03);
+  EXPECT_GT(filter->GetMaximumDiscrepancy(), filter->GetDiscrepancyTarget());
+  EXPECT_EQ(filter->GetLambdaHistory().size(), filter->GetNumberOfLambdaSolves());
+  for (const auto & solve : filter->GetLambdaHistory())
+    EXPECT_TRUE(solve.converged) << "lambda " << solve.lambda;
+  EXPECT_GE(filter->GetNumberOfLambdaSolves(), 1u);
   EXPECT_FALSE(filter->GetVarianceEstimated());
   EXPECT_NE(filter->GetLambdaUsed(), 5.0);
   EXPECT_GT(PSNR(out, v.truth),
             PSNR(v.noisy, v.truth) +
               1.5); // measured +2.0 dB: the discrepancy principle smooths strongly on this small, detailed phantom
-  EXPECT_EQ(filter->GetAlgorithm(), gpur::TVAlgorithm::PDU);
+  // The default method converges at the default tolerance (the thesis' PDU often does not in 500 iterations).
+  EXPECT_EQ(filter->GetAlgorithm(), gpur::TVAlgorithm::AcceleratedChambollePock);
+  EXPECT_TRUE(filter->GetConverged());
   std::ostringstream print;
   filter->Print(print);
   EXPECT_NE(print.str().find("LambdaUsed"), std::string::npos);
@@ -345,16 +369,7 @@ TEST(StatisticalTVImageFilter, GradientDescentRefusesBadParameters)
     filter->SetInput(v.noisy);
     filter->SetMethod(Method::AdaptiveWeightedGradientDescent);
     configure(filter);
-    try
-    {
-      filter->Update();
-      ADD_FAILURE() << "accepted; expected an error containing '" << expected << "'";
-    }
-    catch (const itk::ExceptionObject & e)
-    {
-      EXPECT_NE(std::string(e.GetDescription()).find(expected), std::string::npos) << e.GetDescription();
-    }
-    EXPECT_EQ(filter->GetOutput()->GetBufferPointer(), nullptr); // no partial output
+    ExpectUpdateFailure(filter, expected);
   };
   expectFailure([](GDFilter * f) { f->SetStepLength(0.0); }, "step length");
   expectFailure([](GDFilter * f) { f->SetStepLength(std::nan("")); }, "step length");
@@ -368,5 +383,33 @@ TEST(StatisticalTVImageFilter, GradientDescentRefusesBadParameters)
     },
     "choose one");
   expectFailure([](GDFilter * f) { f->AutomaticLambdaOn(); }, "StopAtDiscrepancy");
-  expectFailure([](GDFilter * f) { f->SetDiscrepancyFactor(0.0); }, "discrepancy factor");
+  expectFailure([](GDFilter * f) { f->SetDiscrepancyFactor(-1.0); }, "discrepancy factor");
+}
+
+TEST(StatisticalTVImageFilter, PrimalDualRefusesUnreachableTargetsAndBadWeightExponents)
+{
+  const Volume v = MakeVolume(16);
+  const auto expectFailure = [&v](const std::function<void(GDFilter *)> & configure, const std::string & expected)
+  {
+    auto filter = GDFilter::New();
+    filter->SetInput(v.noisy);
+    filter->SetNoiseVariance(v.variance);
+    configure(filter);
+    ExpectUpdateFailure(filter, expected);
+  };
+  expectFailure(
+    [](GDFilter * f)
+    {
+      f->AutomaticLambdaOn();
+      f->SetDiscrepancyFactor(1e6); // beyond that of the constant image
+    },
+    "reachable targets: (0, ");
+  expectFailure([](GDFilter * f) { f->SetWeightExponent(1000.0); }, "the weight exponent is 1000");
+  expectFailure(
+    [](GDFilter * f)
+    {
+      f->AutomaticLambdaOn();
+      f->SetGapTolerance(0.0);
+    },
+    "needs converged solves");
 }

@@ -7,16 +7,18 @@ rounds), ``denoise_statistical_tv`` (noise-weighted TV for CT, TV gradient
 descent), ``solve_poisson`` and ``PoissonSolver`` (PSCR direct solver of
 -Lap u + c u = f), ``solve_separable`` and ``SeparableSolver`` (the same solver
 for general separable factors, ``AxisFactors``, e.g. ``p1_axis`` on
-non-uniform meshes), ``make_ct_phantom`` (simulated CT test data) and
-``list_devices``. ``NumericalError`` (an ``ArithmeticError``) is raised by a
-solve that cannot reach its accuracy target.
+non-uniform meshes), ``estimate_noise_variance`` (the noise level of an image,
+also of correlated CT noise), ``make_ct_phantom`` and ``simulate_ct``
+(simulated CT test data) and ``list_devices``. ``NumericalError`` (an
+``ArithmeticError``) is raised by a solve that cannot reach its accuracy target.
 """
 
 from ._chunked import denoise_tv_dask
 from ._core import Aborted, NumericalError
 from ._denoise import ConvergenceWarning, denoise_tv, lam_from_skimage_weight
 from ._devices import list_devices
-from ._phantom import CTPhantom, make_ct_phantom
+from ._noise import estimate_noise_variance
+from ._phantom import CTPhantom, CTScan, make_ct_phantom, simulate_ct
 from ._poisson import PoissonSolver, solve_poisson
 from ._separable import AxisFactors, SeparableSolver, p1_axis, second_difference_axis, solve_separable
 from ._statistical import denoise_statistical_tv
@@ -25,6 +27,7 @@ __all__ = [
     "Aborted",
     "AxisFactors",
     "CTPhantom",
+    "CTScan",
     "ConvergenceWarning",
     "NumericalError",
     "PoissonSolver",
@@ -32,11 +35,13 @@ __all__ = [
     "denoise_statistical_tv",
     "denoise_tv",
     "denoise_tv_dask",
+    "estimate_noise_variance",
     "lam_from_skimage_weight",
     "list_devices",
     "make_ct_phantom",
     "p1_axis",
     "second_difference_axis",
+    "simulate_ct",
     "solve_poisson",
     "solve_separable",
 ]

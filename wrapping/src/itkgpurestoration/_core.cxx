@@ -9,7 +9,9 @@
 #include "gpurError.h"
 #include "gpurExecution.h"
 #include "gpurGrid.h"
+#include "gpurNoiseEstimation.h"
 #include "gpurPSCRSolver.h"
+#include "gpurPhantom.h"
 #include "gpurSeparableProblems.h"
 #include "gpurStatisticalTV.h"
 #include "gpurStopwatch.h"
@@ -225,7 +227,31 @@ VarianceData(const std::optional<py::array_t<Real, py::array::c_style>> & varian
   return variance->data();
 }
 
-/** Primal-dual statistical TV (S-PDU, weighted CP): gpur::DenoiseStatisticalTV. lambda None: automatic. */
+py::dict
+NoiseReportToDict(const gpur::NoiseEstimationReport & report)
+{
+  py::dict d;
+  d["residual_gain"] = report.residualGain;
+  d["gain_measured"] = report.gainMeasured;
+  d["tiles"] = report.tiles;
+  d["flat_tiles"] = report.flatTiles;
+  d["mask_gain"] = report.maskGain;
+  return d;
+}
+
+/** The variance fields of a statistical TV report: given or estimated (and how), its mean and range. */
+template<typename Report>
+void
+AddVarianceFields(py::dict & d, const Report & report)
+{
+  d["variance_estimated"] = report.varianceEstimated;
+  d["mean_variance"] = report.meanVariance;
+  d["variance_range"] = report.varianceRange;
+  d["noise_estimation"] =
+    report.varianceEstimated ? py::object(NoiseReportToDict(report.noise)) : py::object(py::none());
+}
+
+/** Primal-dual statistical TV (weighted CP or S-PDU): gpur::DenoiseStatisticalTV. lambda None: automatic. */
 template<typename Real>
 py::tuple
 DenoiseStatisticalTV(py::array_t<Real, py::array::c_style> f,
@@ -249,7 +275,7 @@ DenoiseStatisticalTV(py::array_t<Real, py::array::c_style> f,
   {
     parameters.tv.lambda = *lambda;
   }
-  parameters.automaticLambda = !lambda; // the engine's default lambda is the first guess
+  parameters.automaticLambda = !lambda;
   parameters.tv.maxIterations = maxIterations;
   parameters.tv.gapTolerance = tolerance;
   parameters.weightExponent = weightExponent;
@@ -269,10 +295,26 @@ DenoiseStatisticalTV(py::array_t<Real, py::array::c_style> f,
   d["lam"] = report.lambda;
   d["automatic_lam"] = parameters.automaticLambda;
   d["discrepancy"] = report.discrepancy;
-  d["variance_estimated"] = report.varianceEstimated;
-  d["mean_variance"] = report.meanVariance;
+  d["maximum_discrepancy"] = report.maximumDiscrepancy;
+  d["discrepancy_target"] = report.discrepancyTarget;
+  d["residual_gain"] = report.residualGain;
+  d["residual_gain_measured"] = report.residualGainMeasured;
+  AddVarianceFields(d, report);
   d["solves"] = report.solves;
-  d["lam_history"] = report.lambdaHistory;
+  py::list lamHistory, solveHistory;
+  for (const auto & s : report.lambdaHistory)
+  {
+    lamHistory.append(py::make_tuple(s.lambda, s.discrepancy));
+    py::dict solve;
+    solve["lam"] = s.lambda;
+    solve["discrepancy"] = s.discrepancy;
+    solve["iterations"] = s.iterations;
+    solve["relative_gap"] = s.relativeGap;
+    solve["converged"] = s.converged;
+    solveHistory.append(solve);
+  }
+  d["lam_history"] = lamHistory;
+  d["solve_history"] = solveHistory;
   return py::make_tuple(u, d);
 }
 
@@ -331,18 +373,37 @@ DenoiseStatisticalTVGD(py::array_t<Real, py::array::c_style> f,
   d["target_reached"] = report.gd.targetReached;
   d["stationary"] = report.gd.stationary;
   d["discrepancy"] = report.discrepancy;
-  d["variance_estimated"] = report.varianceEstimated;
-  d["mean_variance"] = report.meanVariance;
+  AddVarianceFields(d, report);
   return py::make_tuple(u, d);
 }
 
-/** gpur::MakeCTPhantom on a unit-spacing grid of NumPy shape (y, x) or (z, y, x): truth, noisy FBP, variance. */
+/** gpur::EstimateNoiseVariance of f (spectrum "measured" or "white"): (map, report dict). */
+template<typename Real>
 py::tuple
-MakeCTPhantom(const std::vector<py::ssize_t> & shape,
-              const std::string & phantom,
-              double photonsPerRay,
-              double electronicNoise,
-              std::uint64_t seed)
+EstimateNoiseVariance(py::array_t<Real, py::array::c_style> f, const std::string & spectrum)
+{
+  // A noise variance is a per-voxel property of the intensities: the spacing does not enter.
+  const gpur::Grid grid =
+    GridOf(f.shape(), static_cast<std::size_t>(f.ndim()), std::vector<double>(static_cast<std::size_t>(f.ndim()), 1.0));
+  gpur::NoiseEstimationOptions options;
+  if (spectrum == "white")
+    options.spectrum = gpur::NoiseSpectrum::White;
+  else if (spectrum != "measured")
+    throw gpur::InvalidArgument("spectrum must be 'measured' or 'white', got '" + spectrum + "'");
+  gpur::NoiseEstimationReport report;
+  std::vector<Real> map;
+  {
+    py::gil_scoped_release release;
+    map = gpur::EstimateNoiseVariance(f.data(), grid, options, {}, &report);
+  }
+  py::array_t<Real> out = LikeArray(f);
+  std::copy(map.begin(), map.end(), out.mutable_data());
+  return py::make_tuple(out, NoiseReportToDict(report));
+}
+
+/** The phantom `name` ("shepp-logan" or "machined-part") on a unit-spacing grid of NumPy shape (y, x) or (z, y, x). */
+py::array_t<float>
+Phantom(const std::vector<py::ssize_t> & shape, const std::string & name)
 {
   if (shape.size() != 2 && shape.size() != 3)
   {
@@ -352,30 +413,98 @@ MakeCTPhantom(const std::vector<py::ssize_t> & shape,
   {
     throw gpur::InvalidArgument("every size of shape must be >= 1");
   }
-  gpur::CTPhantomShape kind;
-  if (phantom == "shepp-logan")
-    kind = gpur::CTPhantomShape::SheppLogan;
-  else if (phantom == "machined-part")
-    kind = gpur::CTPhantomShape::MachinedPart;
-  else
-    throw gpur::InvalidArgument("unknown phantom '" + phantom + "' (allowed: shepp-logan, machined-part)");
   const gpur::Grid grid = GridOf(shape.data(), shape.size(), std::vector<double>(shape.size(), 1.0));
+  std::vector<float> values;
+  if (name == "shepp-logan")
+    values = gpur::SheppLoganPhantom(grid);
+  else if (name == "machined-part")
+    values = gpur::MachinedPartPhantom(grid);
+  else
+    throw gpur::InvalidArgument("unknown phantom '" + name + "' (allowed: shepp-logan, machined-part)");
+  py::array_t<float> a(shape);
+  std::copy(values.begin(), values.end(), a.mutable_data());
+  return a;
+}
+
+/**
+ * gpur::SimulateCT of `truth` (float32, C order, spacing in array-axis order):
+ * a dict of the noisy reconstruction, its analytic variance, optionally the
+ * noise-free one and the sinogram, and the scan's geometry.
+ */
+py::dict
+SimulateCT(py::array_t<float, py::array::c_style> truth,
+           const std::vector<double> & spacing,
+           const std::string & geometry,
+           std::size_t views,
+           const std::string & filter,
+           double photonsPerRay,
+           double electronicNoise,
+           double attenuation,
+           double sourceToAxis,
+           double sourceToDetector,
+           std::uint64_t seed,
+           bool noiseFree,
+           bool sinogram)
+{
+  const std::size_t ndim = static_cast<std::size_t>(truth.ndim());
+  const gpur::Grid grid = GridOf(truth.shape(), ndim, spacing);
   gpur::CTScanParameters parameters;
+  if (geometry == "parallel")
+    parameters.geometry = gpur::CTGeometry::ParallelBeam;
+  else if (geometry == "cone")
+    parameters.geometry = gpur::CTGeometry::ConeBeam;
+  else
+    throw gpur::InvalidArgument("geometry must be 'parallel' or 'cone', got '" + geometry + "'");
+  if (filter == "ram-lak")
+    parameters.filter = gpur::RampFilter::RamLak;
+  else if (filter == "hann")
+    parameters.filter = gpur::RampFilter::Hann;
+  else
+    throw gpur::InvalidArgument("filter must be 'ram-lak' or 'hann', got '" + filter + "'");
+  parameters.numberOfAngles = views;
   parameters.photonsPerRay = photonsPerRay;
   parameters.electronicNoise = electronicNoise;
+  parameters.attenuationPerUnit = attenuation;
+  parameters.sourceToAxis = sourceToAxis;
+  parameters.sourceToDetector = sourceToDetector;
   parameters.seed = seed;
+  parameters.computeNoiseFree = noiseFree;
+  parameters.keepSinogram = sinogram;
+  const std::vector<float> values(truth.data(), truth.data() + truth.size());
   gpur::CTSimulation simulation;
   {
     py::gil_scoped_release release;
-    simulation = gpur::MakeCTPhantom(grid, kind, parameters);
+    simulation = gpur::SimulateCT(grid, values, parameters);
   }
-  const auto array = [&shape](const std::vector<float> & values)
+  const auto array = [](const std::vector<float> & v, std::vector<py::ssize_t> shape)
   {
     py::array_t<float> a(shape);
-    std::copy(values.begin(), values.end(), a.mutable_data());
+    std::copy(v.begin(), v.end(), a.mutable_data());
     return a;
   };
-  return py::make_tuple(array(simulation.truth), array(simulation.noisy), array(simulation.variance));
+  const std::vector<py::ssize_t> shape(truth.shape(), truth.shape() + ndim);
+  py::dict d;
+  d["noisy"] = array(simulation.noisy, shape);
+  d["variance"] = array(simulation.variance, shape);
+  d["noise_free"] = noiseFree ? py::object(array(simulation.noiseFree, shape)) : py::object(py::none());
+  const auto views_ = static_cast<py::ssize_t>(simulation.numberOfAngles);
+  const auto bins = static_cast<py::ssize_t>(simulation.numberOfBins);
+  std::vector<py::ssize_t> sinogramShape;
+  if (parameters.geometry == gpur::CTGeometry::ConeBeam)
+    sinogramShape = { views_, static_cast<py::ssize_t>(simulation.numberOfRows), bins };
+  else if (ndim == 3)
+    sinogramShape = { shape[0], views_, bins };
+  else
+    sinogramShape = { views_, bins };
+  d["sinogram"] = sinogram ? py::object(array(simulation.sinogram, sinogramShape)) : py::object(py::none());
+  d["attenuation_per_unit"] = simulation.attenuationPerUnit;
+  d["views"] = simulation.numberOfAngles;
+  d["bins"] = simulation.numberOfBins;
+  d["rows"] = simulation.numberOfRows;
+  d["bin_spacing"] = simulation.binSpacing;
+  d["source_to_axis"] = simulation.sourceToAxis;
+  d["source_to_detector"] = simulation.sourceToDetector;
+  return d;
 }
 
 /**
@@ -663,6 +792,10 @@ DefineEngine(py::module_ & m, const std::string & suffix)
         py::arg("backend"),
         py::arg("device"),
         py::arg("progress"));
+  m.def(("estimate_noise_variance_" + suffix).c_str(),
+        &EstimateNoiseVariance<Real>,
+        py::arg("f").noconvert(),
+        py::arg("spectrum"));
   m.def(("continue_tv_" + suffix).c_str(),
         &ContinueTV<Real>,
         py::arg("state").noconvert(),
@@ -744,12 +877,21 @@ PYBIND11_MODULE(_core, m)
     py::arg("consistent_mass"),
     "gpur::MakeP1Axis as (A diagonal, A off-diagonal, M diagonal, M off-diagonal)");
   m.def("list_devices", &ListDevices, "Every OpenCL device, as dicts");
-  m.def("make_ct_phantom",
-        &MakeCTPhantom,
-        py::arg("shape"),
-        py::arg("phantom"),
+  m.def("phantom", &Phantom, py::arg("shape"), py::arg("name"), "a phantom (float32) on a unit-spacing grid");
+  m.def("simulate_ct",
+        &SimulateCT,
+        py::arg("truth").noconvert(),
+        py::arg("spacing"),
+        py::arg("geometry"),
+        py::arg("views"),
+        py::arg("filter"),
         py::arg("photons_per_ray"),
         py::arg("electronic_noise"),
+        py::arg("attenuation"),
+        py::arg("source_to_axis"),
+        py::arg("source_to_detector"),
         py::arg("seed"),
-        "(truth, noisy, variance) float32 arrays of a simulated CT scan");
+        py::arg("noise_free"),
+        py::arg("sinogram"),
+        "a simulated CT scan of truth (gpur::SimulateCT), as a dict");
 }
