@@ -71,6 +71,45 @@ UpdateWithProgress(itk::ProcessObject * filter, bool quiet)
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+namespace
+{
+
+// Turns ITK's warning display off while it lives.
+class WarningDisplayOff
+{
+public:
+  WarningDisplayOff()
+    : m_Display(itk::Object::GetGlobalWarningDisplay())
+  {
+    itk::Object::GlobalWarningDisplayOff();
+  }
+  ~WarningDisplayOff() { itk::Object::SetGlobalWarningDisplay(m_Display); }
+  WarningDisplayOff(const WarningDisplayOff &) = delete;
+  WarningDisplayOff &
+  operator=(const WarningDisplayOff &) = delete;
+
+private:
+  bool m_Display;
+};
+
+} // namespace
+
+double
+UpdateReportingWarnings(itk::ProcessObject * filter,
+                        bool quiet,
+                        const char * program,
+                        const std::function<std::vector<std::string>()> & warnings)
+{
+  double wall = 0.0;
+  {
+    const WarningDisplayOff printedBelow;
+    wall = UpdateWithProgress(filter, quiet);
+  }
+  for (const std::string & warning : warnings())
+    std::cerr << program << ": warning: " << warning << "\n";
+  return wall;
+}
+
 int
 RunTool(const char * program, int argc, char * argv[], const std::function<int(int, char **)> & run)
 {

@@ -68,6 +68,19 @@ double
 UpdateWithProgress(itk::ProcessObject * filter, bool quiet);
 
 /**
+ * UpdateWithProgress for a filter that reports its own warnings (the TV
+ * filters' GetReport().warnings, given by `warnings`): ITK's display of them
+ * (a multi-line text with the source file) is off during the update, and each
+ * is printed afterwards as one line "<program>: warning: <text>" on stderr,
+ * also when quiet. A warning is not a failure: the tool goes on and exits 0.
+ */
+double
+UpdateReportingWarnings(itk::ProcessObject * filter,
+                        bool quiet,
+                        const char * program,
+                        const std::function<std::vector<std::string>()> & warnings);
+
+/**
  * Runs run(argc, argv) and returns its exit code; an exception becomes one line
  * "<program>: <reason>" on stderr and exit code 1. Installs, first, the
  * interruption handlers (SIGINT/SIGTERM/SIGHUP: temporaries removed, exit 128 +

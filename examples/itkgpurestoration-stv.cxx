@@ -37,8 +37,8 @@ struct Options : gpur::cli::ToolOptions
   std::string method = "accelerated";
   double lambda = 0.0; // automatic
   double weightExponent = 1.0;
-  double discrepancy = 0.0; // calibrated
-  unsigned iterations = 500;
+  double discrepancy = 0.0;                                 // calibrated
+  unsigned iterations = gpur::TVParameters().maxIterations; // the TV default: the gap stop ends most solves early
   double tolerance = 1e-4;
   double step = 0.004;
   std::string stepUnit = "rms";
@@ -214,7 +214,8 @@ Denoise(const Options & o)
     filter->SetGapTolerance(o.tolerance);
   }
   gpur::cli::SetExecution(filter.GetPointer(), o);
-  const double wall = gpur::cli::UpdateWithProgress(filter, o.quiet);
+  const double wall =
+    gpur::cli::UpdateReportingWarnings(filter, o.quiet, kProgram, [&] { return filter->GetReport().warnings; });
   gpur::cli::WriteOutput(filter->GetOutput(), o.output);
   if (!o.quiet)
   {

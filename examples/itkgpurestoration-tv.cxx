@@ -99,27 +99,6 @@ SlicerDescription()
   return module;
 }
 
-/**
- * Turns ITK's warning output (a multi-line text with the source file) off while
- * it lives: the tool prints the filter's warnings itself, one line each.
- */
-class WarningDisplayOff
-{
-public:
-  WarningDisplayOff()
-    : m_Display(itk::Object::GetGlobalWarningDisplay())
-  {
-    itk::Object::GlobalWarningDisplayOff();
-  }
-  ~WarningDisplayOff() { itk::Object::SetGlobalWarningDisplay(m_Display); }
-  WarningDisplayOff(const WarningDisplayOff &) = delete;
-  WarningDisplayOff &
-  operator=(const WarningDisplayOff &) = delete;
-
-private:
-  bool m_Display;
-};
-
 template<unsigned Dimension>
 int
 Denoise(const Options & o)
@@ -135,15 +114,8 @@ Denoise(const Options & o)
   filter->SetMaximumNumberOfIterations(o.iterations);
   filter->SetGapTolerance(o.tolerance);
   gpur::cli::SetExecution(filter.GetPointer(), o);
-  double wall = 0.0;
-  {
-    const WarningDisplayOff printedBelow;
-    wall = gpur::cli::UpdateWithProgress(filter, o.quiet);
-  }
-  for (const std::string & warning : filter->GetReport().warnings)
-  {
-    std::cerr << kProgram << ": warning: " << warning << "\n";
-  }
+  const double wall =
+    gpur::cli::UpdateReportingWarnings(filter, o.quiet, kProgram, [&] { return filter->GetReport().warnings; });
   gpur::cli::WriteOutput(filter->GetOutput(), o.output);
   if (!o.quiet)
   {

@@ -6,14 +6,20 @@ gpur::DenoiseStatisticalTVGD (TV gradient descent and AW-TV, stopped at the
 discrepancy target).
 """
 
-import math
-import numbers
 import warnings
 
 import numpy as np
 
 from . import _core
-from ._denoise import callable_or_none, non_negative_int, positive_finite, positive_int, prepare_image
+from ._denoise import (
+    callable_or_none,
+    non_negative_finite,
+    non_negative_int,
+    positive_finite,
+    positive_int,
+    prepare_image,
+    warn_report,
+)
 from ._images import check_same_grid
 from ._noise import warn_if_white_assumed
 
@@ -22,15 +28,6 @@ PRIMAL_DUAL_METHODS = ("accelerated", "cp", "pdu")
 GRADIENT_DESCENT_METHODS = {"tvgd": "tv", "awtv": "awtv"}
 DEFAULT_STEP = 0.004  # RMS change per voxel: the thesis' lambda = 2 on 64^3 (noise sigma 0.1)
 DEFAULT_DELTA = 0.1
-
-
-def _finite_at_least_zero(value, name):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a number, got {value!r}")
-    value = float(value)
-    if not math.isfinite(value) or value < 0.0:
-        raise ValueError(f"{name} must be finite and >= 0, got {value!r}")
-    return value
 
 
 def _refuse(method, given, allowed_for):
@@ -48,7 +45,7 @@ def denoise_statistical_tv(
     method="accelerated",
     weight_exponent=None,
     discrepancy_factor=None,
-    max_iterations=500,
+    max_iterations=_core.TV_DEFAULT_MAX_ITERATIONS,
     tolerance=None,
     step=None,
     step_unit=None,
@@ -98,7 +95,9 @@ def denoise_statistical_tv(
         plain principle, 1, over-smooths TV; the report's discrepancy_target);
         1 for the gradient-descent stop.
     max_iterations : int >= 1
-        Per solve (primal-dual) or in all (gradient descent).
+        Per solve (primal-dual) or in all (gradient descent); default 2000, as
+        for ``denoise_tv`` (a primal-dual solve that ends above its tolerance
+        issues a ``ConvergenceWarning``).
     tolerance : float >= 0, optional
         Primal-dual methods: relative primal-dual gap at which a solve stops (default 1e-4).
     step : float > 0, optional
@@ -166,8 +165,8 @@ def denoise_statistical_tv(
         _refuse(method, {"step": step, "step_unit": step_unit, "delta": delta, "target_residual": target_residual},
                 "'tvgd' or 'awtv'")
         lam = None if lam is None else positive_finite(lam, "lam")
-        weight_exponent = 1.0 if weight_exponent is None else _finite_at_least_zero(weight_exponent, "weight_exponent")
-        tolerance = 1e-4 if tolerance is None else _finite_at_least_zero(tolerance, "tolerance")
+        weight_exponent = 1.0 if weight_exponent is None else non_negative_finite(weight_exponent, "weight_exponent")
+        tolerance = 1e-4 if tolerance is None else non_negative_finite(tolerance, "tolerance")
         solve = getattr(_core, "denoise_statistical_tv_" + suffix)
         result, report = solve(array, variance_array, list(spacing), lam, method, weight_exponent,
                                discrepancy_factor or 0.0, max_iterations, tolerance, str(backend), str(device),
@@ -183,11 +182,12 @@ def denoise_statistical_tv(
             raise ValueError(f"step_unit must be 'rms' or 'l2', got {step_unit!r}")
         delta = DEFAULT_DELTA if delta is None else positive_finite(delta, "delta")
         if target_residual is not None:
-            target_residual = _finite_at_least_zero(target_residual, "target_residual")
+            target_residual = non_negative_finite(target_residual, "target_residual")
         solve = getattr(_core, "denoise_statistical_tvgd_" + suffix)
         result, report = solve(array, variance_array, list(spacing), GRADIENT_DESCENT_METHODS[method], step,
                                step_unit, delta, max_iterations, target_residual, discrepancy_factor or 1.0,
                                str(backend), str(device), progress)
+    warn_report(report)
     if report["variance_estimated"]:
         warn_if_white_assumed(report["noise_estimation"], "denoise_statistical_tv (variance estimated)")
     elif report.get("discrepancy_target") and discrepancy_factor is None and not report["residual_gain_measured"]:
