@@ -63,6 +63,7 @@ __kernel void pscr_residual_sums(__global const SCALAR * f,
   __global const SCALAR * fy = F + factorsY;
   __global const SCALAR * fz = factorsZ < 0 ? (__global const SCALAR *)0 : F + factorsZ;
   const WIDE c = pscr_widen(shift);
+  const WIDE one = pscr_widen(pscr_scalar(1)); // beta: the operator is c M + sum_d [A_d, M elsewhere]
   const long count = (long)nx * ny * nz;
   double residual2 = 0, rhs2 = 0, floor2 = 0;
   for (long i = get_global_id(0); i < count; i += get_global_size(0))
@@ -70,7 +71,7 @@ __kernel void pscr_residual_sums(__global const SCALAR * f,
     const int x = i % nx;
     const long yz = i / nx;
     const int y = yz % ny, z = yz / ny;
-    WIDE acc = 0;
+    WIDE acc = 0; // grouped by the x entries as on the CPU (ForEachStencilValue)
     for (int oz = -1; oz <= 1; ++oz)
     {
       SCALAR mzs, azs;
@@ -83,18 +84,20 @@ __kernel void pscr_residual_sums(__global const SCALAR * f,
         if (!pscr_entries(fy, ny, y, oy, &mys, &ays))
           continue;
         const WIDE my = pscr_widen(mys), ay = pscr_widen(ays);
-        const long base = ((long)(z + oz) * ny + (y + oy)) * nx + x;
+        const WIDE p = pscr_w_mul(pscr_w_mul(c, mz), my) + pscr_w_mul(one, pscr_w_mul(az, my) + pscr_w_mul(mz, ay));
+        const WIDE q = pscr_w_mul(pscr_w_mul(one, mz), my);
+        __global const SCALAR * row = u + ((long)(z + oz) * ny + (y + oy)) * nx;
+        WIDE mu = 0, au = 0;
         for (int ox = -1; ox <= 1; ++ox)
         {
           SCALAR mxs, axs;
           if (!pscr_entries(fx, nx, x, ox, &mxs, &axs))
             continue;
-          const WIDE mx = pscr_widen(mxs), ax = pscr_widen(axs);
-          const WIDE coefficient = pscr_w_mul(pscr_w_mul(pscr_w_mul(c, mz), my), mx) +
-                                   (pscr_w_mul(pscr_w_mul(az, my), mx) + pscr_w_mul(pscr_w_mul(mz, ay), mx) +
-                                    pscr_w_mul(pscr_w_mul(mz, my), ax));
-          acc += pscr_w_mul(coefficient, pscr_widen(u[base + ox]));
+          const WIDE v = pscr_widen(row[x + ox]);
+          mu += pscr_w_mul(pscr_widen(mxs), v);
+          au += pscr_w_mul(pscr_widen(axs), v);
         }
+        acc += pscr_w_mul(p, mu) + pscr_w_mul(q, au);
       }
     }
     const WIDE fi = pscr_widen(f[i]);

@@ -56,8 +56,9 @@ inline bool pscr_entries(__global const SCALAR * f, int n, int i, int o, SCALAR 
 
 // (alpha M_inner + beta K_inner) v at inner index s, with M_inner = M_y (x) M_x
 // and K_inner = A_y (x) M_x + M_y (x) A_x (the y factors absent under a 2D
-// operator): the coupling blocks of section 4.3 / section 4.6, in the order of
-// ApplySeparableTerms (gpurSeparableOperator.cxx).
+// operator): the coupling blocks of section 4.3 / section 4.6. Grouped by the
+// x entries as on the CPU (ForEachStencilValue, gpurSeparableStencil.h): each
+// row oy adds P (M_x v) + Q (A_x v), P = alpha my + beta ay, Q = beta my.
 inline SCALAR pscr_apply_coupling(SCALAR alpha,
                                   SCALAR beta,
                                   __global const SCALAR * v,
@@ -68,21 +69,26 @@ inline SCALAR pscr_apply_coupling(SCALAR alpha,
                                   int ny)
 {
   const int x = s % nx, y = s / nx;
+  const SCALAR one = pscr_scalar(1), zero = 0; // the absent z axis: M = 1, A = 0
   SCALAR acc = 0;
   for (int oy = -1; oy <= 1; ++oy)
   {
     SCALAR my, ay;
     if (!pscr_entries(fy, ny, y, oy, &my, &ay))
       continue;
+    const SCALAR p = pscr_mul(pscr_mul(alpha, one), my) + pscr_mul(beta, pscr_mul(zero, my) + pscr_mul(one, ay));
+    const SCALAR q = pscr_mul(pscr_mul(beta, one), my);
+    __global const SCALAR * row = v + (long)(y + oy) * nx;
+    SCALAR mu = 0, au = 0;
     for (int ox = -1; ox <= 1; ++ox)
     {
       SCALAR mx, ax;
       if (!pscr_entries(fx, nx, x, ox, &mx, &ax))
         continue;
-      const SCALAR coefficient =
-        pscr_mul(pscr_mul(alpha, my), mx) + pscr_mul(beta, pscr_mul(ay, mx) + pscr_mul(my, ax));
-      acc += pscr_mul(coefficient, v[(long)(y + oy) * nx + x + ox]);
+      mu += pscr_mul(mx, row[x + ox]);
+      au += pscr_mul(ax, row[x + ox]);
     }
+    acc += pscr_mul(p, mu) + pscr_mul(q, au);
   }
   return acc;
 }

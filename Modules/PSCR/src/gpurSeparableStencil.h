@@ -63,8 +63,12 @@ struct AxisStencil
 /**
  * Calls visit(row, x, acc) for every voxel of the rows [r0, r1) (a row is one
  * (z, y) pair, x runs fastest), with acc the operator's value at that voxel
- * applied to `input`, accumulated in Acc in a fixed order (the order of the
- * OpenCL residual kernel, so both backends round alike).
+ * applied to `input`, accumulated in Acc. The coefficient of neighbour
+ * (oz, oy, ox) is alpha mz my mx + beta (az my mx + mz ay mx + mz my ax) =
+ * P mx + Q ax with P = alpha mz my + beta (az my + mz ay) and Q = beta mz my,
+ * so each neighbouring row adds P (M_x u) + Q (A_x u) of two 3-point sums. The
+ * order (oz, oy, then ox = -1, 0, 1) is that of the OpenCL kernels
+ * (pscr_apply_coupling, pscr_residual_sums), so both backends round alike.
  */
 template<typename Scalar, typename Acc, typename Visit>
 void
@@ -84,30 +88,45 @@ ForEachStencilValue(const AxisFactors<Scalar> * axes,
     s[d].factors = &axes[d];
   }
   const std::size_t nx = s[0].n, ny = s[1].n;
+  struct Term
+  {
+    const Scalar * u; // the neighbouring row
+    Acc p, q;
+  };
   for (std::size_t row = r0; row < r1; ++row)
   {
     const std::size_t z = row / ny, yy = row % ny;
+    Term terms[9];
+    unsigned count = 0;
+    Acc mz, az, my, ay;
+    for (int oz = -1; oz <= 1; ++oz)
+    {
+      if (!s[2].Entries(z, oz, mz, az))
+        continue;
+      for (int oy = -1; oy <= 1; ++oy)
+      {
+        if (!s[1].Entries(yy, oy, my, ay))
+          continue;
+        terms[count++] = Term{ input + ((z + oz) * ny + (yy + oy)) * nx,
+                               alpha * mz * my + beta * (az * my + mz * ay),
+                               beta * mz * my };
+      }
+    }
     for (std::size_t xx = 0; xx < nx; ++xx)
     {
       Acc acc = Acc(0);
-      Acc mz, az, my, ay, mx, ax;
-      for (int oz = -1; oz <= 1; ++oz)
+      for (unsigned t = 0; t < count; ++t)
       {
-        if (!s[2].Entries(z, oz, mz, az))
-          continue;
-        for (int oy = -1; oy <= 1; ++oy)
+        Acc mu = Acc(0), au = Acc(0), mx, ax;
+        for (int ox = -1; ox <= 1; ++ox)
         {
-          if (!s[1].Entries(yy, oy, my, ay))
+          if (!s[0].Entries(xx, ox, mx, ax))
             continue;
-          const std::size_t base = ((z + oz) * ny + (yy + oy)) * nx + xx;
-          for (int ox = -1; ox <= 1; ++ox)
-          {
-            if (!s[0].Entries(xx, ox, mx, ax))
-              continue;
-            const Acc coefficient = alpha * mz * my * mx + beta * (az * my * mx + mz * ay * mx + mz * my * ax);
-            acc += coefficient * static_cast<Acc>(input[base + ox]);
-          }
+          const Acc v = static_cast<Acc>(terms[t].u[xx + ox]);
+          mu += mx * v;
+          au += ax * v;
         }
+        acc += terms[t].p * mu + terms[t].q * au;
       }
       visit(row, xx, acc);
     }
