@@ -120,10 +120,10 @@ struct StatisticalTVReport
  * to estimate it with EstimateNoiseVariance. The callback sees each solve's
  * iterations (it restarts for every lambda of the automatic search).
  *
- * Scale covariance: the data are divided by their range before the solves
- * (and u multiplied back), so f -> c f, var -> c^2 var gives u -> c u and
- * lambda -> lambda / c, to rounding (bit for bit for powers of two), over the
- * whole float range.
+ * Scale covariance: the TV solves are scale-covariant (gpurTVDenoiser.h) and
+ * the discrepancy sum (u - f)^2 / var is scale-free, so f -> c f,
+ * var -> c^2 var gives u -> c u and lambda -> lambda / c, to rounding (bit for
+ * bit for powers of two), over the whole float range.
  *
  * The automatic lambda solves sum (u - f)^2 / var = discrepancyFactor * N for
  * lambda on converged solves (the factor calibrated when it is 0, which
@@ -132,8 +132,8 @@ struct StatisticalTVReport
  * brackets the target by factors of 4 and narrows it by regula falsi on
  * (log lambda, log discrepancy).
  *
- * Memory besides the solver's: the normalised f, variance and u and the
- * weights (four volumes), and the estimated variance when none is given.
+ * Memory besides the solver's: the weights (one volume), and the estimated
+ * variance when none is given.
  *
  * Throws InvalidArgument for bad input or parameters, for a discrepancy target
  * that no lambda reaches (at or above maximumDiscrepancy: the message gives the

@@ -179,30 +179,6 @@ MaximumDiscrepancy(const Real * f, const std::vector<Real> & w, const Real * var
   return s / static_cast<double>(n);
 }
 
-/**
- * The intensity scale of the solves: they run on f / scale and var / scale^2
- * with lambda * scale, so that the data span about 1 whatever the intensity
- * unit. The primal-dual steps are not equivariant under a change of unit (the
- * CP steps are balanced, and the thesis' PDU schedule is tuned, for data of
- * unit range: on data spanning 50 it diverged at small lambda), so only data
- * normalised by their own scale follow the same iterations and reach the same
- * gap checks whatever the unit; a power of two near it would leave a factor
- * between 0.7 and 1.4 (measured: 3e-4 differences in lambda between scales 1
- * and 1e6). The range max(f) - min(f), or the RMS noise sigma for a constant image.
- */
-template<typename Real>
-double
-NormalisingScale(const Real * f, std::size_t n, double meanVariance)
-{
-  double lowest = static_cast<double>(f[0]), highest = lowest;
-  for (std::size_t i = 1; i < n; ++i)
-  {
-    lowest = std::min(lowest, static_cast<double>(f[i]));
-    highest = std::max(highest, static_cast<double>(f[i]));
-  }
-  return highest > lowest ? highest - lowest : std::sqrt(meanVariance);
-}
-
 /** The geometric mean of the grid's spacing (the length unit of lambda). */
 double
 MeanSpacing(const Grid & grid)
@@ -239,38 +215,25 @@ DenoiseStatisticalTV(const Real * f,
   const std::vector<Real> w = Weights(variance, n, parameters.weightExponent, report.varianceRange);
   report.maximumDiscrepancy = MaximumDiscrepancy(f, w, variance, n);
 
-  // Solve on f / scale, var / scale^2 with lambda * scale (scale: the data's range); u = scale * u'.
-  const double scale = NormalisingScale(f, n, report.meanVariance);
-  std::vector<Real> scaledF(n), scaledVariance(n), scaledU(n);
-  for (std::size_t i = 0; i < n; ++i)
-  {
-    scaledF[i] = static_cast<Real>(static_cast<double>(f[i]) / scale);
-    scaledVariance[i] = static_cast<Real>(static_cast<double>(variance[i]) / (scale * scale));
-  }
-  auto solve = [&](double lambda, unsigned maxIterations) // lambda in the user's units
+  // The TV driver is scale-covariant (gpurTVDenoiser.h), and the discrepancy
+  // sum (u - f)^2 / var / N is scale-free, so the search needs no rescaling.
+  auto solve = [&](double lambda, unsigned maxIterations)
   {
     TVParameters tv = parameters.tv;
-    tv.lambda = lambda * scale;
+    tv.lambda = lambda;
     tv.maxIterations = maxIterations;
-    report.tv =
-      DenoiseWeightedTV(scaledF.data(), w.empty() ? nullptr : w.data(), scaledU.data(), grid, tv, execution, callback);
+    report.tv = DenoiseWeightedTV(f, w.empty() ? nullptr : w.data(), u, grid, tv, execution, callback);
     report.lambda = lambda;
-    report.discrepancy = Discrepancy(scaledF.data(), scaledU.data(), scaledVariance.data(), n);
+    report.discrepancy = Discrepancy(f, u, variance, n);
     report.lambdaHistory.push_back(
       { lambda, report.discrepancy, report.tv.iterations, report.tv.relativeGap, report.tv.converged });
     ++report.solves;
     return report.discrepancy;
   };
-  auto finish = [&]
-  {
-    for (std::size_t i = 0; i < n; ++i)
-      u[i] = static_cast<Real>(static_cast<double>(scaledU[i]) * scale);
-    return report;
-  };
   if (!parameters.automaticLambda)
   {
     solve(parameters.tv.lambda, parameters.tv.maxIterations);
-    return finish();
+    return report;
   }
 
   double target = parameters.discrepancyFactor;
@@ -378,7 +341,7 @@ DenoiseStatisticalTV(const Real * f,
             << "); raise maximumLambdaSolves or set lambda by hand";
     throw Error(message.str());
   }
-  return finish();
+  return report;
 }
 
 void
