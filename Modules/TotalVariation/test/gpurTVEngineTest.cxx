@@ -4,6 +4,7 @@
 #include "gpurMetrics.h"
 #include "gpurPhantom.h"
 #include "gpurTVDenoiser.h"
+#include "gpurTVTesting.h"
 #include "gpurTVSchedule.h"
 
 #include <gtest/gtest.h>
@@ -15,6 +16,7 @@ using gpur::Backend;
 using gpur::Grid;
 using gpur::TVAlgorithm;
 using gpur::TVParameters;
+using gpur::testing::MakeTVParameters;
 
 namespace
 {
@@ -76,20 +78,9 @@ ChambolleProjection(const std::vector<double> & f, const Grid & grid, double lam
 }
 
 TVParameters
-Converging(TVAlgorithm algorithm, double lambda, double tolerance, unsigned maxIterations)
-{
-  TVParameters p;
-  p.algorithm = algorithm;
-  p.lambda = lambda;
-  p.gapTolerance = tolerance;
-  p.maxIterations = maxIterations;
-  return p;
-}
-
-TVParameters
 FixedIterations(TVAlgorithm algorithm, double lambda, unsigned iterations)
 {
-  return Converging(algorithm, lambda, 0.0, iterations);
+  return MakeTVParameters(algorithm, lambda, 0.0, iterations);
 }
 
 const TVAlgorithm kAlgorithms[] = { TVAlgorithm::ChambollePock,
@@ -130,7 +121,7 @@ TEST(TVEngine, ClosedFormStepWithSpacing)
       for (Backend b : { Backend::CPU, Backend::OpenCL })
       {
         gpur::TVReport report;
-        const auto u = Denoise(f, grid, Converging(a, 0.5, 1e-8, 10000), b, &report);
+        const auto u = Denoise(f, grid, MakeTVParameters(a, 0.5, 1e-8, 10000), b, &report);
         EXPECT_TRUE(report.converged);
         for (std::size_t i = 0; i < u.size(); ++i)
           ASSERT_NEAR(u[i], (i % 32) < 16 ? c1 : 1.0 - c1, 1e-6) << "hx " << hx << " voxel " << i;
@@ -152,7 +143,7 @@ TEST(TVEngine, AgreesWithAnIndependentSolver)
     for (TVAlgorithm a : kAlgorithms)
     {
       gpur::TVReport report;
-      const auto u = Denoise(f, grid, Converging(a, lambda, 1e-4, 5000), b, &report);
+      const auto u = Denoise(f, grid, MakeTVParameters(a, lambda, 1e-4, 5000), b, &report);
       EXPECT_TRUE(report.converged) << gpur::ToString(a);
       const double p = gpur::ROFObjective(f.data(), u.data(), grid, lambda);
       EXPECT_NEAR(p, pRef, 1e-3 * pRef) << gpur::ToString(a) << " on " << gpur::ToString(b);
@@ -170,7 +161,7 @@ TEST(TVEngine, GapDecreasesBelowTheTolerance)
   {
     gpur::TVReport report;
     // Plain CP converges as O(1/k) in the gap, hence the generous iteration cap.
-    Denoise(f, grid, Converging(a, 10.0, 1e-4, 10000), Backend::OpenCL, &report);
+    Denoise(f, grid, MakeTVParameters(a, 10.0, 1e-4, 10000), Backend::OpenCL, &report);
     ASSERT_GE(report.gapHistory.size(), 2u);
     EXPECT_TRUE(report.converged) << gpur::ToString(a);
     EXPECT_LE(report.relativeGap, 1e-4);
@@ -185,8 +176,9 @@ TEST(TVEngine, AcceleratedNeedsFewerIterationsThanPlainChambollePock)
   const Grid grid = gpur::MakeGrid2D(96, 80);
   const std::vector<float> f = NoisyPhantom(grid);
   gpur::TVReport plain, accelerated;
-  Denoise(f, grid, Converging(TVAlgorithm::ChambollePock, 8.0, 1e-4, 5000), Backend::OpenCL, &plain);
-  Denoise(f, grid, Converging(TVAlgorithm::AcceleratedChambollePock, 8.0, 1e-4, 5000), Backend::OpenCL, &accelerated);
+  Denoise(f, grid, MakeTVParameters(TVAlgorithm::ChambollePock, 8.0, 1e-4, 5000), Backend::OpenCL, &plain);
+  Denoise(
+    f, grid, MakeTVParameters(TVAlgorithm::AcceleratedChambollePock, 8.0, 1e-4, 5000), Backend::OpenCL, &accelerated);
   EXPECT_TRUE(accelerated.converged);
   EXPECT_LT(accelerated.iterations, plain.iterations);
 }
@@ -233,7 +225,8 @@ TEST(TVEngine, DenoisingImprovesPSNR)
   const Grid grid = gpur::MakeGrid3D(48, 48, 32);
   const std::vector<float> truth = gpur::SheppLoganPhantom(grid);
   const std::vector<float> f = gpur::AddGaussianNoise(truth, 0.1, 3);
-  const auto u = Denoise(f, grid, Converging(TVAlgorithm::AcceleratedChambollePock, 15.0, 1e-4, 500), Backend::OpenCL);
+  const auto u =
+    Denoise(f, grid, MakeTVParameters(TVAlgorithm::AcceleratedChambollePock, 15.0, 1e-4, 500), Backend::OpenCL);
   const double before = gpur::PeakSignalToNoiseRatio(f.data(), truth.data(), f.size(), 1.0);
   const double after = gpur::PeakSignalToNoiseRatio(u.data(), truth.data(), u.size(), 1.0);
   EXPECT_NEAR(before, 20.0, 0.2) << "sigma 0.1 gives 20 dB";

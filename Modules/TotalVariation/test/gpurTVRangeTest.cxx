@@ -8,6 +8,7 @@
 #include "gpurMetrics.h"
 #include "gpurPhantom.h"
 #include "gpurTVDenoiser.h"
+#include "gpurTVTesting.h"
 #include "gpurTVGradientDescent.h"
 
 #include <gtest/gtest.h>
@@ -22,6 +23,7 @@ using gpur::Backend;
 using gpur::Grid;
 using gpur::TVAlgorithm;
 using gpur::TVParameters;
+using gpur::testing::MakeTVParameters;
 
 namespace
 {
@@ -43,17 +45,6 @@ Noisy(const Grid & grid, double scale = 1.0, unsigned seed = 4)
   std::vector<Real> out(f.size());
   std::transform(f.begin(), f.end(), out.begin(), [scale](float v) { return static_cast<Real>(v * scale); });
   return out;
-}
-
-TVParameters
-Parameters(TVAlgorithm algorithm, double lambda, double tolerance, unsigned iterations)
-{
-  TVParameters p;
-  p.algorithm = algorithm;
-  p.lambda = lambda;
-  p.gapTolerance = tolerance;
-  p.maxIterations = iterations;
-  return p;
 }
 
 template<typename Real>
@@ -94,7 +85,7 @@ ExpectScaleCovariance(double tolerance)
       {
         SCOPED_TRACE(std::string(gpur::ToString(backend)) + " " + gpur::ToString(algorithm) +
                      (gap > 0 ? " converged" : " 40 iterations"));
-        const TVParameters p = Parameters(algorithm, lambda, gap, gap > 0 ? 2000 : 40);
+        const TVParameters p = MakeTVParameters(algorithm, lambda, gap, gap > 0 ? 2000 : 40);
         std::vector<Real> reference, u;
         const gpur::TVReport r1 = Denoise(f, reference, grid, p, backend);
         for (const double s : { 1e-6, 1e-3, 1e3, 1e6 })
@@ -134,7 +125,7 @@ TEST(TVRange, TinyAndHugeIntensitiesOnOpenCLFloat)
   for (const Backend backend : Backends())
   {
     const gpur::TVReport r1 =
-      Denoise(f, reference, grid, Parameters(TVAlgorithm::AcceleratedChambollePock, 12.0, 1e-4, 2000), backend);
+      Denoise(f, reference, grid, MakeTVParameters(TVAlgorithm::AcceleratedChambollePock, 12.0, 1e-4, 2000), backend);
     ASSERT_TRUE(r1.converged);
     for (const double s : { 1e-30, 1e-20, 1e20, 1e37 })
     {
@@ -142,7 +133,7 @@ TEST(TVRange, TinyAndHugeIntensitiesOnOpenCLFloat)
       const gpur::TVReport rs = Denoise(Noisy<float>(grid, s),
                                         u,
                                         grid,
-                                        Parameters(TVAlgorithm::AcceleratedChambollePock, 12.0 / s, 1e-4, 2000),
+                                        MakeTVParameters(TVAlgorithm::AcceleratedChambollePock, 12.0 / s, 1e-4, 2000),
                                         backend);
       EXPECT_TRUE(rs.converged);
       EXPECT_GE(rs.relativeGap, -gpur::TVGapFloor<float>(TVAlgorithm::AcceleratedChambollePock));
@@ -161,7 +152,8 @@ TEST(TVRange, UnrepresentableLambdaIsRefused)
   {
     try
     {
-      Denoise(image, u, grid, Parameters(TVAlgorithm::AcceleratedChambollePock, lambda, tolerance, 20), Backend::CPU);
+      Denoise(
+        image, u, grid, MakeTVParameters(TVAlgorithm::AcceleratedChambollePock, lambda, tolerance, 20), Backend::CPU);
     }
     catch (const gpur::InvalidArgument & e)
     {
@@ -185,7 +177,7 @@ TEST(TVRange, UnrepresentableLambdaIsRefused)
   const std::vector<double> fd = Noisy<double>(grid);
   std::vector<double> ud;
   const gpur::TVReport r =
-    Denoise(fd, ud, grid, Parameters(TVAlgorithm::AcceleratedChambollePock, 1e40, 1e-4, 20), Backend::CPU);
+    Denoise(fd, ud, grid, MakeTVParameters(TVAlgorithm::AcceleratedChambollePock, 1e40, 1e-4, 20), Backend::CPU);
   EXPECT_TRUE(r.converged);
   EXPECT_LE(gpur::MaxAbsDifference(ud.data(), fd.data(), fd.size()), 1e-15) << "lambda 1e40 keeps f";
   // A zero image is fine with any lambda.
@@ -204,7 +196,7 @@ TEST(TVRange, ToleranceBelowTheRoundingFloorIsRefused)
   EXPECT_EQ(gpur::TVGapFloor<double>(TVAlgorithm::PDU), 1e-12);
   try
   {
-    Denoise(f, u, grid, Parameters(TVAlgorithm::AcceleratedChambollePock, 8.0, 1e-8, 20), Backend::CPU);
+    Denoise(f, u, grid, MakeTVParameters(TVAlgorithm::AcceleratedChambollePock, 8.0, 1e-8, 20), Backend::CPU);
     ADD_FAILURE() << "a float tolerance of 1e-8 was accepted";
   }
   catch (const gpur::InvalidArgument & e)
@@ -212,11 +204,12 @@ TEST(TVRange, ToleranceBelowTheRoundingFloorIsRefused)
     EXPECT_NE(std::string(e.what()).find("below what float32 arithmetic reaches"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("use a tolerance >= 2e-07"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(Denoise(f, u, grid, Parameters(TVAlgorithm::PDU, 8.0, 5e-7, 20), Backend::CPU), gpur::InvalidArgument);
-  EXPECT_THROW(Denoise(fd, ud, grid, Parameters(TVAlgorithm::PDU, 8.0, 1e-13, 20), Backend::CPU),
+  EXPECT_THROW(Denoise(f, u, grid, MakeTVParameters(TVAlgorithm::PDU, 8.0, 5e-7, 20), Backend::CPU),
                gpur::InvalidArgument);
-  EXPECT_NO_THROW(Denoise(f, u, grid, Parameters(TVAlgorithm::ChambollePock, 8.0, 2e-7, 20), Backend::CPU));
-  EXPECT_NO_THROW(Denoise(fd, ud, grid, Parameters(TVAlgorithm::PDU, 8.0, 1e-12, 20), Backend::CPU));
+  EXPECT_THROW(Denoise(fd, ud, grid, MakeTVParameters(TVAlgorithm::PDU, 8.0, 1e-13, 20), Backend::CPU),
+               gpur::InvalidArgument);
+  EXPECT_NO_THROW(Denoise(f, u, grid, MakeTVParameters(TVAlgorithm::ChambollePock, 8.0, 2e-7, 20), Backend::CPU));
+  EXPECT_NO_THROW(Denoise(fd, ud, grid, MakeTVParameters(TVAlgorithm::PDU, 8.0, 1e-12, 20), Backend::CPU));
 }
 
 TEST(TVRange, FloatReachesToleranceOfTheFloor)
@@ -228,7 +221,7 @@ TEST(TVRange, FloatReachesToleranceOfTheFloor)
   for (const Backend backend : Backends())
   {
     const gpur::TVReport r =
-      Denoise(f, u, grid, Parameters(TVAlgorithm::AcceleratedChambollePock, 12.0, 1e-6, 2000), backend);
+      Denoise(f, u, grid, MakeTVParameters(TVAlgorithm::AcceleratedChambollePock, 12.0, 1e-6, 2000), backend);
     EXPECT_TRUE(r.converged) << gpur::ToString(backend) << ": gap " << r.relativeGap;
     EXPECT_LE(std::abs(r.relativeGap), 1e-6);
   }
@@ -243,18 +236,18 @@ TEST(TVRange, NonConvergenceIsReportedAsAWarning)
   {
     SCOPED_TRACE(gpur::ToString(backend));
     const gpur::TVReport short_ =
-      Denoise(f, u, grid, Parameters(TVAlgorithm::AcceleratedChambollePock, 4.0, 1e-4, 20), backend);
+      Denoise(f, u, grid, MakeTVParameters(TVAlgorithm::AcceleratedChambollePock, 4.0, 1e-4, 20), backend);
     EXPECT_FALSE(short_.converged);
     EXPECT_GT(short_.relativeGap, 1e-4);
     ASSERT_EQ(short_.warnings.size(), 1u);
     EXPECT_NE(short_.warnings[0].find("did not converge"), std::string::npos) << short_.warnings[0];
     EXPECT_NE(short_.warnings[0].find("after 20 iterations (the maximum)"), std::string::npos) << short_.warnings[0];
     const gpur::TVReport fixed =
-      Denoise(f, u, grid, Parameters(TVAlgorithm::AcceleratedChambollePock, 4.0, 0.0, 20), backend);
+      Denoise(f, u, grid, MakeTVParameters(TVAlgorithm::AcceleratedChambollePock, 4.0, 0.0, 20), backend);
     EXPECT_FALSE(fixed.converged);
     EXPECT_TRUE(fixed.warnings.empty()) << "no tolerance, no claim";
     const gpur::TVReport full =
-      Denoise(f, u, grid, Parameters(TVAlgorithm::AcceleratedChambollePock, 4.0, 1e-4, 2000), backend);
+      Denoise(f, u, grid, MakeTVParameters(TVAlgorithm::AcceleratedChambollePock, 4.0, 1e-4, 2000), backend);
     EXPECT_TRUE(full.converged);
     EXPECT_TRUE(full.warnings.empty());
   }

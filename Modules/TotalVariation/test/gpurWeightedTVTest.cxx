@@ -3,6 +3,7 @@
 #include "gpurMetrics.h"
 #include "gpurPhantom.h"
 #include "gpurTVDenoiser.h"
+#include "gpurTVTesting.h"
 
 #include <gtest/gtest.h>
 
@@ -21,12 +22,7 @@ namespace
 TVParameters
 Parameters(TVAlgorithm algorithm, double lambda, double tolerance = 1e-5, unsigned iterations = 3000)
 {
-  TVParameters p;
-  p.algorithm = algorithm;
-  p.lambda = lambda;
-  p.gapTolerance = tolerance;
-  p.maxIterations = iterations;
-  return p;
+  return gpur::testing::MakeTVParameters(algorithm, lambda, tolerance, iterations);
 }
 
 std::vector<float>
