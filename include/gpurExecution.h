@@ -4,6 +4,7 @@
 
 #include "gpurDevice.h"
 #include "gpurParallel.h"
+#include "gpurProgress.h"
 
 #include <cstdint>
 #include <functional>
@@ -78,9 +79,6 @@ struct ResolvedBackend
  */
 ResolvedBackend
 ResolveBackend(const ExecutionOptions & options, bool isDouble);
-
-/** Called after every iteration with (iterations done, maximum); return false to abort. */
-using IterationCallback = std::function<bool(unsigned done, unsigned maximum)>;
 
 } // namespace gpur
 

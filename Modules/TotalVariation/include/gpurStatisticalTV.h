@@ -149,7 +149,7 @@ DenoiseStatisticalTV(const Real * f,
                      const Grid & grid,
                      const StatisticalTVParameters & parameters,
                      const ExecutionOptions & execution = ExecutionOptions(),
-                     const IterationCallback & callback = IterationCallback());
+                     const ProgressCallback & callback = ProgressCallback());
 
 /**
  * TV gradient descent (TV-GD or AW-TV, gpurTVGradientDescent.h) as the second
@@ -199,7 +199,7 @@ DenoiseStatisticalTVGD(const Real * f,
                        const Grid & grid,
                        const StatisticalTVGDParameters & parameters,
                        const ExecutionOptions & execution = ExecutionOptions(),
-                       const IterationCallback & callback = IterationCallback());
+                       const ProgressCallback & callback = ProgressCallback());
 
 } // namespace gpur
 

@@ -155,7 +155,7 @@ DenoiseTV(const Real * f,
           const Grid & grid,
           const TVParameters & parameters,
           const ExecutionOptions & execution = ExecutionOptions(),
-          const IterationCallback & callback = IterationCallback());
+          const ProgressCallback & callback = ProgressCallback());
 
 /**
  * The whole state of a primal-dual run, so that it can be continued later or
@@ -199,7 +199,7 @@ ContinueTV(const Real * f,
            unsigned count,
            const TVStateView<Real> & state,
            const ExecutionOptions & execution = ExecutionOptions(),
-           const IterationCallback & callback = IterationCallback());
+           const ProgressCallback & callback = ProgressCallback());
 
 /**
  * Statistical (noise-weighted) TV, the thesis' S-PDU model (eq. 2.5):
@@ -220,7 +220,7 @@ DenoiseWeightedTV(const Real * f,
                   const Grid & grid,
                   const TVParameters & parameters,
                   const ExecutionOptions & execution = ExecutionOptions(),
-                  const IterationCallback & callback = IterationCallback());
+                  const ProgressCallback & callback = ProgressCallback());
 
 /** ROF objective P(u) = lambda/2 ||u - f||^2 + TV(u), evaluated on the CPU in double. */
 template<typename Real>

@@ -158,7 +158,7 @@ DenoiseTVGD(const Real * f,
             const Grid & grid,
             const TVGDParameters & parameters,
             const ExecutionOptions & execution = ExecutionOptions(),
-            const IterationCallback & callback = IterationCallback());
+            const ProgressCallback & callback = ProgressCallback());
 
 /**
  * Continues TV-GD from the u given (in place): parameters.iterations more
@@ -173,7 +173,7 @@ ContinueTVGD(const Real * f,
              const Grid & grid,
              const TVGDParameters & parameters,
              const ExecutionOptions & execution = ExecutionOptions(),
-             const IterationCallback & callback = IterationCallback());
+             const ProgressCallback & callback = ProgressCallback());
 
 /** TV(u) = sum_n |D u(n)| of the discretisation above (plain TV, eps = 0), on the CPU in double. */
 template<typename Real>

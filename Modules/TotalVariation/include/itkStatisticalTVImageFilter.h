@@ -191,7 +191,7 @@ protected:
         RealType * u,
         const gpur::Grid & grid,
         const gpur::ExecutionOptions & execution,
-        const gpur::IterationCallback & progress) override;
+        const gpur::ProgressCallback & progress) override;
   void
   PrintSelf(std::ostream & os, Indent indent) const override;
 

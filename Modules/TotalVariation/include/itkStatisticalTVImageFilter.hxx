@@ -56,7 +56,7 @@ StatisticalTVImageFilter<TInputImage, TOutputImage>::Solve(const RealType * f,
                                                            RealType * u,
                                                            const gpur::Grid & grid,
                                                            const gpur::ExecutionOptions & execution,
-                                                           const gpur::IterationCallback & progress)
+                                                           const gpur::ProgressCallback & progress)
 {
   std::vector<RealType> converted;
   const VarianceImageType * varianceImage = this->GetNoiseVariance();

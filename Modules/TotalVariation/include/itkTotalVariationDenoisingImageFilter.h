@@ -207,7 +207,7 @@ protected:
         RealType * u,
         const gpur::Grid & grid,
         const gpur::ExecutionOptions & execution,
-        const gpur::IterationCallback & progress);
+        const gpur::ProgressCallback & progress);
 
 private:
   double m_Lambda{ 8.0 };

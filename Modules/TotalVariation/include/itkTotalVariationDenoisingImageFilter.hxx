@@ -80,7 +80,7 @@ TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::Solve(const RealT
                                                                      RealType * u,
                                                                      const gpur::Grid & grid,
                                                                      const gpur::ExecutionOptions & execution,
-                                                                     const gpur::IterationCallback & progress)
+                                                                     const gpur::ProgressCallback & progress)
 {
   return gpur::DenoiseTV(f, u, grid, this->MakeParameters(), execution, progress);
 }
@@ -130,9 +130,9 @@ TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::GenerateData()
     u = chunk->GetBufferPointer();
   }
   this->UpdateProgress(0.0f);
-  const auto progress = [this](unsigned done, unsigned maximum)
+  const auto progress = [this](const gpur::Progress & p)
   {
-    this->UpdateProgress(static_cast<float>(done) / static_cast<float>(maximum));
+    this->UpdateProgress(static_cast<float>(p.fraction));
     return !this->GetAbortGenerateData();
   };
   try

@@ -199,7 +199,7 @@ DenoiseStatisticalTV(const Real * f,
                      const Grid & grid,
                      const StatisticalTVParameters & parameters,
                      const ExecutionOptions & execution,
-                     const IterationCallback & callback)
+                     const ProgressCallback & callback)
 {
   grid.Validate();
   parameters.Validate();
@@ -369,7 +369,7 @@ DenoiseStatisticalTVGD(const Real * f,
                        const Grid & grid,
                        const StatisticalTVGDParameters & parameters,
                        const ExecutionOptions & execution,
-                       const IterationCallback & callback)
+                       const ProgressCallback & callback)
 {
   grid.Validate();
   parameters.Validate();
@@ -406,14 +406,14 @@ DenoiseStatisticalTVGD(const Real * f,
                                                     const Grid &,                                                      \
                                                     const StatisticalTVParameters &,                                   \
                                                     const ExecutionOptions &,                                          \
-                                                    const IterationCallback &);                                        \
+                                                    const ProgressCallback &);                                         \
   template StatisticalTVGDReport DenoiseStatisticalTVGD(const Real *,                                                  \
                                                         const Real *,                                                  \
                                                         Real *,                                                        \
                                                         const Grid &,                                                  \
                                                         const StatisticalTVGDParameters &,                             \
                                                         const ExecutionOptions &,                                      \
-                                                        const IterationCallback &);
+                                                        const ProgressCallback &);
 GPUR_INSTANTIATE_STATISTICAL_TV(float)
 GPUR_INSTANTIATE_STATISTICAL_TV(double)
 #undef GPUR_INSTANTIATE_STATISTICAL_TV

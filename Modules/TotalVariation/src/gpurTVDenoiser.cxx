@@ -290,7 +290,7 @@ RunIterations(TVStepper<Real> & stepper,
               unsigned count,
               bool checkGap,
               double dataEnergy,
-              const IterationCallback & callback,
+              const ProgressCallback & callback,
               TVReport & report)
 {
   TVSchedule schedule(parameters, grid, run.maxWeight, run.meanWeight); // in the caller's units
@@ -314,10 +314,7 @@ RunIterations(TVStepper<Real> & stepper,
     }
     stepper.EndIteration();
     report.iterations = k + 1 - first;
-    if (callback && !callback(k + 1, end))
-    {
-      throw Aborted();
-    }
+    ReportProgress(callback, IterationProgress(k + 1, end));
     if (checkGap && (k + 1) % parameters.gapCheckInterval == 0)
     {
       SetEnergies(report, run.scale.ToCaller(stepper.Energies(0, run.grid.size[2])), parameters.lambda, dataEnergy);
@@ -445,7 +442,7 @@ DenoiseWeightedTV(const Real * f,
                   const Grid & grid,
                   const TVParameters & parameters,
                   const ExecutionOptions & execution,
-                  const IterationCallback & callback)
+                  const ProgressCallback & callback)
 {
   TVReport report;
   TVRun<Real> run = PrepareRun(f, weight, grid, parameters, execution);
@@ -490,7 +487,7 @@ DenoiseTV(const Real * f,
           const Grid & grid,
           const TVParameters & parameters,
           const ExecutionOptions & execution,
-          const IterationCallback & callback)
+          const ProgressCallback & callback)
 {
   return DenoiseWeightedTV(f, static_cast<const Real *>(nullptr), u, grid, parameters, execution, callback);
 }
@@ -518,7 +515,7 @@ ContinueTV(const Real * f,
            unsigned count,
            const TVStateView<Real> & state,
            const ExecutionOptions & execution,
-           const IterationCallback & callback)
+           const ProgressCallback & callback)
 {
   TVReport report;
   TVRun<Real> run = PrepareRun(f, weight, grid, parameters, execution);
@@ -595,14 +592,14 @@ ROFObjective(const Real * f, const Real * u, const Grid & grid, double lambda)
   template double TVGapFloor<Real>(TVAlgorithm);                                                                       \
   template const char * TVPrecisionName<Real>();                                                                       \
   template TVReport DenoiseTV(                                                                                         \
-    const Real *, Real *, const Grid &, const TVParameters &, const ExecutionOptions &, const IterationCallback &);    \
+    const Real *, Real *, const Grid &, const TVParameters &, const ExecutionOptions &, const ProgressCallback &);     \
   template TVReport DenoiseWeightedTV(const Real *,                                                                    \
                                       const Real *,                                                                    \
                                       Real *,                                                                          \
                                       const Grid &,                                                                    \
                                       const TVParameters &,                                                            \
                                       const ExecutionOptions &,                                                        \
-                                      const IterationCallback &);                                                      \
+                                      const ProgressCallback &);                                                       \
   template void InitializeTVState(const Real *, const Grid &, const TVStateView<Real> &);                              \
   template TVReport ContinueTV(const Real *,                                                                           \
                                const Real *,                                                                           \
@@ -612,7 +609,7 @@ ROFObjective(const Real * f, const Real * u, const Grid & grid, double lambda)
                                unsigned,                                                                               \
                                const TVStateView<Real> &,                                                              \
                                const ExecutionOptions &,                                                               \
-                               const IterationCallback &);                                                             \
+                               const ProgressCallback &);                                                              \
   template double ROFObjective(const Real *, const Real *, const Grid &, double);
 GPUR_INSTANTIATE_TV(float)
 GPUR_INSTANTIATE_TV(double)

@@ -238,7 +238,7 @@ Iterate(TVGDStepper<Real> & stepper,
         const Grid & grid,
         const TVGDParameters & parameters,
         bool checkStartResidual,
-        const IterationCallback & callback,
+        const ProgressCallback & callback,
         TVGDReport & report)
 {
   const std::size_t slices = grid.size[2];
@@ -272,10 +272,7 @@ Iterate(TVGDStepper<Real> & stepper,
       report.residual = std::sqrt(r2);
       RequireFiniteDescent(report.residual, "the residual ||u - f||", report.iterations);
     }
-    if (callback && !callback(k + 1, parameters.iterations))
-    {
-      throw Aborted();
-    }
+    ReportProgress(callback, IterationProgress(k + 1, parameters.iterations));
     if (target > 0.0 && report.residual >= target)
     {
       report.targetReached = true;
@@ -292,7 +289,7 @@ Run(const Real * f,
     const Grid & grid,
     const TVGDParameters & parameters,
     const ExecutionOptions & execution,
-    const IterationCallback & callback)
+    const ProgressCallback & callback)
 {
   TVGDReport report;
   report.backend = PrepareRun(f, u, grid, parameters, execution, continueFromU);
@@ -334,7 +331,7 @@ DenoiseTVGD(const Real * f,
             const Grid & grid,
             const TVGDParameters & parameters,
             const ExecutionOptions & execution,
-            const IterationCallback & callback)
+            const ProgressCallback & callback)
 {
   return Run(f, u, false, grid, parameters, execution, callback);
 }
@@ -346,7 +343,7 @@ ContinueTVGD(const Real * f,
              const Grid & grid,
              const TVGDParameters & parameters,
              const ExecutionOptions & execution,
-             const IterationCallback & callback)
+             const ProgressCallback & callback)
 {
   return Run(f, u, true, grid, parameters, execution, callback);
 }
@@ -393,9 +390,9 @@ TVGradient(const Real * u, Real * du, const Grid & grid, const TVGDParameters & 
 
 #define GPUR_INSTANTIATE_TVGD(Real)                                                                                    \
   template TVGDReport DenoiseTVGD(                                                                                     \
-    const Real *, Real *, const Grid &, const TVGDParameters &, const ExecutionOptions &, const IterationCallback &);  \
+    const Real *, Real *, const Grid &, const TVGDParameters &, const ExecutionOptions &, const ProgressCallback &);   \
   template TVGDReport ContinueTVGD(                                                                                    \
-    const Real *, Real *, const Grid &, const TVGDParameters &, const ExecutionOptions &, const IterationCallback &);  \
+    const Real *, Real *, const Grid &, const TVGDParameters &, const ExecutionOptions &, const ProgressCallback &);   \
   template double TotalVariationBackward(const Real *, const Grid &);                                                  \
   template void TVGradient(const Real *, Real *, const Grid &, const TVGDParameters &);
 GPUR_INSTANTIATE_TVGD(float)

@@ -288,11 +288,12 @@ TEST(TVEngine, ProgressAndAbort)
                                  grid,
                                  FixedIterations(TVAlgorithm::PDU, 8, 50),
                                  gpur::MakeExecution(b),
-                                 [&](unsigned done, unsigned max)
+                                 [&](const gpur::Progress & progress)
                                  {
                                    ++calls;
-                                   EXPECT_EQ(max, 50u);
-                                   return done < 3;
+                                   EXPECT_EQ(progress.maximum, 50u);
+                                   EXPECT_EQ(progress.message, "iteration " + std::to_string(progress.done) + " of 50");
+                                   return progress.done < 3;
                                  }),
                  gpur::Aborted);
     EXPECT_EQ(calls, 3u);

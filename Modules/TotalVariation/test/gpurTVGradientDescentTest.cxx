@@ -443,10 +443,11 @@ TEST(TVGD, ProgressAndAbort)
                       grid,
                       Fixed(1.0, 7),
                       gpur::MakeExecution(b),
-                      [&](unsigned done, unsigned max)
+                      [&](const gpur::Progress & progress)
                       {
-                        EXPECT_EQ(max, 7u);
-                        seen.push_back(done);
+                        EXPECT_EQ(progress.maximum, 7u);
+                        EXPECT_DOUBLE_EQ(progress.fraction, progress.done / 7.0);
+                        seen.push_back(progress.done);
                         return true;
                       });
     EXPECT_EQ(seen, (std::vector<unsigned>{ 1, 2, 3, 4, 5, 6, 7 }));
@@ -458,10 +459,10 @@ TEST(TVGD, ProgressAndAbort)
                                    grid,
                                    Fixed(1.0, 50),
                                    gpur::MakeExecution(b),
-                                   [&](unsigned done, unsigned)
+                                   [&](const gpur::Progress & progress)
                                    {
                                      ++calls;
-                                     return done < 3;
+                                     return progress.done < 3;
                                    }),
                  gpur::Aborted);
     EXPECT_EQ(calls, 3u);

@@ -33,7 +33,7 @@ Since(Clock::time_point start)
 }
 
 /** Runs solve(iterations, callback) and returns its report's seconds per iteration. */
-using Solve = std::function<double(unsigned iterations, const gpur::IterationCallback &)>;
+using Solve = std::function<double(unsigned iterations, const gpur::ProgressCallback &)>;
 
 /** Waits until every queue of every OpenCL device is idle; returns the seconds that took. */
 double
@@ -64,18 +64,18 @@ ExpectLiveProgressAndAbort(const Solve & solve, const std::string & what)
   SCOPED_TRACE(what);
   const unsigned calibration = 20;
   const double perIteration =
-    (solve(2 * calibration, gpur::IterationCallback()) - solve(calibration, gpur::IterationCallback())) / calibration;
+    (solve(2 * calibration, gpur::ProgressCallback()) - solve(calibration, gpur::ProgressCallback())) / calibration;
   const unsigned iterations = static_cast<unsigned>(std::max(200.0, 20.0 / std::max(perIteration, 1e-4)));
   DrainQueues();
   const Clock::time_point start = Clock::now();
   double requestedAt = 0.0;
   unsigned doneAtRequest = 0;
-  const gpur::IterationCallback callback = [&](unsigned done, unsigned)
+  const gpur::ProgressCallback callback = [&](const gpur::Progress & progress)
   {
     if (Since(start) < 0.5)
       return true;
     requestedAt = Since(start);
-    doneAtRequest = done;
+    doneAtRequest = progress.done;
     return false;
   };
   EXPECT_THROW(solve(iterations, callback), gpur::Aborted);
@@ -115,7 +115,7 @@ FixedIterations(unsigned iterations)
 Solve
 TVSolve(const std::vector<float> & f, const Grid & grid, const std::string & devices, std::uint64_t memoryLimit)
 {
-  return [&f, grid, devices, memoryLimit](unsigned iterations, const gpur::IterationCallback & callback)
+  return [&f, grid, devices, memoryLimit](unsigned iterations, const gpur::ProgressCallback & callback)
   {
     const gpur::TVParameters p = FixedIterations(iterations);
     gpur::ExecutionOptions e = gpur::MakeExecution(Backend::OpenCL, devices);
@@ -152,7 +152,7 @@ TEST_F(TVLiveProgress, StreamedThroughHostMemory)
 
 TEST_F(TVLiveProgress, GradientDescent)
 {
-  const Solve solve = [this](unsigned iterations, const gpur::IterationCallback & callback)
+  const Solve solve = [this](unsigned iterations, const gpur::ProgressCallback & callback)
   {
     gpur::TVGDParameters p;
     p.iterations = iterations;

@@ -38,7 +38,7 @@ Denoise(const std::vector<Real> & f,
         const TVParameters & p,
         std::uint64_t memoryLimit,
         const std::string & devices = "0",
-        const gpur::IterationCallback & callback = gpur::IterationCallback())
+        const gpur::ProgressCallback & callback = gpur::ProgressCallback())
 {
   gpur::ExecutionOptions execution = gpur::MakeExecution(Backend::OpenCL, devices);
   execution.deviceMemoryLimit = memoryLimit;
@@ -265,7 +265,7 @@ TEST(TVStreamErrors, AbortStopsAStreamedRun)
   p.gapTolerance = 0.0;
   p.exchangeInterval = kInterval;
   unsigned calls = 0;
-  const auto stopAt10 = [&calls](unsigned done, unsigned) { return ++calls, done < 10; };
+  const auto stopAt10 = [&calls](const gpur::Progress & progress) { return ++calls, progress.done < 10; };
   EXPECT_THROW(Denoise(f, nullptr, kGrid, p, kLimit, "0", stopAt10), gpur::Aborted);
   EXPECT_EQ(calls, 10u);
 }

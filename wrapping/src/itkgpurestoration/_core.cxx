@@ -122,7 +122,7 @@ SolveWithProgress(const py::object & progress, const Solve & solve)
   static constexpr std::chrono::milliseconds kSignalCheckInterval{ 100 };
   std::exception_ptr callbackError;
   Clock::time_point lastCheck = Clock::now();
-  const gpur::IterationCallback callback = [&progress, &callbackError, &lastCheck](unsigned done, unsigned maximum)
+  const gpur::ProgressCallback callback = [&progress, &callbackError, &lastCheck](const gpur::Progress & step)
   {
     const bool report = !progress.is_none();
     if (!report && Clock::now() - lastCheck < kSignalCheckInterval)
@@ -141,7 +141,7 @@ SolveWithProgress(const py::object & progress, const Solve & solve)
       {
         return true;
       }
-      const py::object result = progress(done, maximum);
+      const py::object result = progress(step.done, step.maximum);
       // None (no return statement) continues; False or another falsy value aborts.
       return result.is_none() || py::bool_(result);
     }
@@ -205,7 +205,7 @@ DenoiseTV(py::array_t<Real, py::array::c_style> f,
   Real * out = u.mutable_data();
   gpur::TVReport report;
   SolveWithProgress(progress,
-                    [&](const gpur::IterationCallback & callback)
+                    [&](const gpur::ProgressCallback & callback)
                     { report = gpur::DenoiseTV<Real>(in, out, grid, parameters, execution, callback); });
   return py::make_tuple(u, ReportToDict(report));
 }
@@ -287,7 +287,7 @@ DenoiseStatisticalTV(py::array_t<Real, py::array::c_style> f,
   Real * out = u.mutable_data();
   gpur::StatisticalTVReport report;
   SolveWithProgress(progress,
-                    [&](const gpur::IterationCallback & callback) {
+                    [&](const gpur::ProgressCallback & callback) {
                       report = gpur::DenoiseStatisticalTV<Real>(in, var, out, grid, parameters, execution, callback);
                     });
   py::dict d = ReportToDict(report.tv);
@@ -355,7 +355,7 @@ DenoiseStatisticalTVGD(py::array_t<Real, py::array::c_style> f,
   Real * out = u.mutable_data();
   gpur::StatisticalTVGDReport report;
   SolveWithProgress(progress,
-                    [&](const gpur::IterationCallback & callback) {
+                    [&](const gpur::ProgressCallback & callback) {
                       report = gpur::DenoiseStatisticalTVGD<Real>(in, var, out, grid, parameters, execution, callback);
                     });
   py::dict d;
@@ -541,7 +541,7 @@ ContinueTV(py::array_t<Real, py::array::c_style> state,
   view.bar = data + 2 * n;
   view.p = data + 3 * n;
   SolveWithProgress(py::none(),
-                    [&](const gpur::IterationCallback & callback) {
+                    [&](const gpur::ProgressCallback & callback) {
                       gpur::ContinueTV<Real>(data, nullptr, grid, parameters, first, count, view, execution, callback);
                     });
   return out;
