@@ -1,6 +1,6 @@
 # TVDenoisePhantom: denoises a noisy 3D Shepp-Logan phantom and reports PSNR
 # (see the program's header comment); fails when TV does not improve the PSNR.
 add_executable(TVDenoisePhantom TVDenoisePhantom.cxx)
-target_link_libraries(TVDenoisePhantom PRIVATE ITKGPURestorationTotalVariation GPURCommandLine ${ITK_LIBRARIES})
+target_link_libraries(TVDenoisePhantom PRIVATE ITKGPURestorationTotalVariation GPUREvaluation GPURCommandLine ${ITK_LIBRARIES})
 gpur_warnings(TVDenoisePhantom)
 install(TARGETS TVDenoisePhantom RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

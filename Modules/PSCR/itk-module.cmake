@@ -1,4 +1,4 @@
-# Fast direct solvers for separable block-tridiagonal systems (PSCR, BCR).
+# Fast direct solvers for separable block-tridiagonal systems (PSCR, BCR). DEPENDS: checked by ItkModuleDepends.
 itk_module(ITKGPURestorationPSCR
   DEPENDS
     ITKGPURestoration

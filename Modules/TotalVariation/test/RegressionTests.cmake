@@ -15,7 +15,7 @@
 find_program(ITK_TEST_DRIVER itkTestDriver)
 
 add_executable(itkTotalVariationDenoisingImageFilterTest itkTotalVariationDenoisingImageFilterTest.cxx)
-target_link_libraries(itkTotalVariationDenoisingImageFilterTest PRIVATE ITKGPURestorationTotalVariation ${ITK_LIBRARIES})
+target_link_libraries(itkTotalVariationDenoisingImageFilterTest PRIVATE ITKGPURestorationTotalVariation GPUREvaluation ${ITK_LIBRARIES})
 gpur_warnings(itkTotalVariationDenoisingImageFilterTest)
 
 if(NOT ITK_TEST_DRIVER)

@@ -1,4 +1,4 @@
-// Tests of the quality metrics: SSIM (2D, 3D, slice-wise) against scikit-image,
+// Tests of the quality metrics: PSNR against the thesis table, SSIM (2D, 3D, slice-wise) against scikit-image,
 // and the ROI SNR of the thesis (eq. 6.7).
 #include "gpurError.h"
 #include "gpurMetrics.h"
@@ -97,6 +97,16 @@ Pair3D()
 constexpr double kSkimageTolerance = 1e-6; // the requirement is 1e-4; we match to rounding
 
 } // namespace
+
+TEST(Metrics, PSNRMatchesTheThesisTable)
+{
+  // Thesis Table 6.1: MSE 0.00524 with peak 1 is 22.807 dB.
+  const std::vector<double> ref(100, 0.0);
+  std::vector<double> test(100, std::sqrt(0.00524));
+  EXPECT_NEAR(gpur::PeakSignalToNoiseRatio(test.data(), ref.data(), 100, 1.0), 22.807, 1e-3);
+  EXPECT_NEAR(gpur::MeanSquaredError(test.data(), ref.data(), 100), 0.00524, 1e-12);
+  EXPECT_TRUE(std::isinf(gpur::PeakSignalToNoiseRatio(ref.data(), ref.data(), 100, 1.0)));
+}
 
 TEST(QualitySSIM, DefaultsAreTheStandardGaussianWindow)
 {

@@ -1,39 +1,11 @@
-# The ITK side shared by the tools: checked image/DICOM input, verified atomic output,
-# capture of ITK's complaints, interruption handling, progress bar, errors.
+# The tests of the installed command-line tools (declared by their modules, see
+# tools/CMakeLists.txt), after the ITK side the tools share: checked image/DICOM input,
+# verified atomic output, capture of ITK's complaints, interruption handling, progress bar, errors.
 add_library(GPURCommandLineITK STATIC gpurCommandLineITK.cxx gpurToolComplaints.cxx gpurToolDicom.cxx
   gpurToolInput.cxx gpurToolInterrupt.cxx gpurToolOutput.cxx)
 target_include_directories(GPURCommandLineITK PUBLIC "${CMAKE_CURRENT_SOURCE_DIR}")
 target_link_libraries(GPURCommandLineITK PUBLIC GPURCommandLine GPURCore ${ITK_LIBRARIES})
 gpur_warnings(GPURCommandLineITK)
-
-# itkgpurestoration-tv: total-variation denoising of an image file or DICOM
-# series (see the header comment of itkgpurestoration-tv.cxx), also usable as a
-# 3D Slicer CLI module (--xml).
-add_executable(itkgpurestoration-tv itkgpurestoration-tv.cxx)
-target_link_libraries(itkgpurestoration-tv PRIVATE ITKGPURestorationTotalVariation GPURCommandLineITK ${ITK_LIBRARIES})
-gpur_warnings(itkgpurestoration-tv)
-install(TARGETS itkgpurestoration-tv RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-
-# itkgpurestoration-stv: statistical TV (and TV gradient descent) for CT images, the
-# same input/output handling, progress bar and Slicer description.
-add_executable(itkgpurestoration-stv itkgpurestoration-stv.cxx)
-target_link_libraries(itkgpurestoration-stv PRIVATE ITKGPURestorationTotalVariation GPURCommandLineITK ${ITK_LIBRARIES})
-gpur_warnings(itkgpurestoration-stv)
-install(TARGETS itkgpurestoration-stv RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-
-# itkgpurestoration-poisson: -Lap u + c u = f on an image's grid with itk::PSCRPoissonSolver,
-# the same input/output handling, progress bar and Slicer description.
-add_executable(itkgpurestoration-poisson itkgpurestoration-poisson.cxx)
-target_link_libraries(itkgpurestoration-poisson PRIVATE ITKGPURestorationPSCR GPURCommandLineITK ${ITK_LIBRARIES})
-gpur_warnings(itkgpurestoration-poisson)
-install(TARGETS itkgpurestoration-poisson RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-
-# PoissonBackgroundRemoval: the example with a before/after picture (screened-Poisson background
-# removal on a synthetic fluorescence image; see its header comment and test (9) below).
-add_executable(PoissonBackgroundRemoval PoissonBackgroundRemoval.cxx)
-target_link_libraries(PoissonBackgroundRemoval PRIVATE ITKGPURestorationPSCR GPURCommandLine ${ITK_LIBRARIES})
-gpur_warnings(PoissonBackgroundRemoval)
-install(TARGETS PoissonBackgroundRemoval RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 if(NOT BUILD_TESTING)
   return()
@@ -331,14 +303,5 @@ cli_poisson_expect_failure(bad-refinement-steps "--max-refinement-steps needs an
 cli_poisson_expect_failure(bad-precision "--precision must be one of double, auto, float, got 'quad'" --precision quad
   DATA/dnd-rhs.nrrd)
 
-# (9) The background-removal example (screened-Poisson high-pass with itk::PSCRPoissonSolver on a
-# synthetic fluorescence image; see its header comment): writes the before/after PNG and must make
-# the background at least 5x flatter (measured 5.8x here at 256 x 192, where the noise (0.01) and
-# the edges weigh more; 9.5x at the default 512 x 384) and keep >= 90 % of the cells' contrast.
-add_test(NAME PoissonBackgroundRemoval
-  COMMAND $<TARGET_FILE:PoissonBackgroundRemoval> --width 256 --height 192 --output-dir "${cli_poisson_dir}/demo"
-    --min-flatness-gain 5 --min-contrast 0.9)
-set_tests_properties(PoissonBackgroundRemoval PROPERTIES LABELS "pscr;example")
-
-# (10) The bad-input suite: corrupt and unsupported inputs, full disks, interruptions, kernel override.
+# (9) The bad-input suite: corrupt and unsupported inputs, full disks, interruptions, kernel override.
 include(CommandLineBadInput.cmake)
