@@ -1,5 +1,5 @@
 // gpurTestData bad-inputs: the corrupt and unsupported input files of the command-line
-// tools' bad-input tests (examples/CommandLineBadInput.cmake).
+// tools' bad-input tests (tools/CommandLineBadInput.cmake).
 #ifndef gpurTestDataBadInputs_h
 #define gpurTestDataBadInputs_h
 

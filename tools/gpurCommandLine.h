@@ -1,5 +1,5 @@
 /*
- * A small command-line parser shared by the project's programs (examples/ and
+ * A small command-line parser shared by the project's programs (tools/, examples/ and
  * bench/). It depends on the C++ standard library only, so ITK-free programs
  * such as tv_bench can use it.
  *
