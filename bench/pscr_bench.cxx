@@ -231,11 +231,11 @@ PSCROptionsFor(const Target & target, unsigned radix)
 gpur::SeparableOperator<double>
 PoissonOperator(const Case & c)
 {
-  gpur::SeparableOperator<double> op;
-  for (unsigned d = 0; d < c.dimension; ++d)
-    op.axes.push_back(gpur::MakeSecondDifferenceAxis(
-      c.n, c.Spacing(), gpur::BoundaryCondition::Dirichlet, gpur::BoundaryCondition::Dirichlet));
-  return op;
+  const double h = c.Spacing();
+  const gpur::Grid grid =
+    c.dimension == 2 ? gpur::MakeGrid2D(c.n, c.n, h, h) : gpur::MakeGrid3D(c.n, c.n, c.n, h, h, h);
+  return gpur::MakePoissonOperator(
+    grid, std::vector<gpur::BoundaryCondition>(c.dimension, gpur::BoundaryCondition::Dirichlet));
 }
 
 /** Best wall time of solve() over kMinRuns..kMaxRuns runs (until minSeconds in all; quick: one run). */

@@ -210,7 +210,7 @@ Run(const Options & o)
   solver->SetInput(input);
   solver->SetShift(c);
   solver->SetBoundaryCondition(FilterType::BoundaryConditionEnum::Neumann);
-  solver->SetBackend(gpur::ParseBackend(o.backend));
+  solver->SetBackend(itk::GPURestoration::FromEngine<FilterType::BackendEnum>(gpur::ParseBackend(o.backend)));
   solver->SetDevice(o.device);
   solver->Update();
   const double * u = solver->GetOutput()->GetBufferPointer();

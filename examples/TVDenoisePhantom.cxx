@@ -139,7 +139,7 @@ Run(const Options & options)
   auto filter = FilterType::New();
   filter->SetInput(noisy);
   filter->SetLambda(options.lambda);
-  filter->SetBackend(options.backend);
+  filter->SetBackend(itk::GPURestoration::FromEngine<FilterType::BackendEnum>(options.backend));
   filter->SetDevice(options.device);
   const auto start = std::chrono::steady_clock::now();
   filter->Update();

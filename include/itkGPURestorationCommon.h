@@ -1,19 +1,19 @@
-// ITK glue of the core module: turns ITK images into engine grids, engine
-// errors into itk::ExceptionObject, and ITK's thread pool into the engines'
-// parallel loop. Every filter of the project uses these.
+// ITK glue of the core module: turns ITK images into engine grids and pixel
+// arrays, and ITK's thread pool into the engines' parallel loop. Every filter
+// of the project uses these (through itk::GPURestorationImageFilter, which
+// also maps the engines' errors).
 #ifndef itkGPURestorationCommon_h
 #define itkGPURestorationCommon_h
 
-#include "gpurError.h"
 #include "gpurExecution.h"
 #include "gpurGrid.h"
 
 #include "itkImage.h"
 #include "itkImageRegionConstIterator.h"
-#include "itkMacro.h"
 #include "itkMultiThreaderBase.h"
-#include "itkProcessObject.h"
 
+#include <algorithm>
+#include <type_traits>
 #include <vector>
 
 namespace itk
@@ -97,28 +97,5 @@ MakeParallelFor(ThreadIdType numberOfWorkUnits)
 
 } // namespace GPURestoration
 } // namespace itk
-
-/**
- * Runs a statement that calls an engine and rethrows engine errors as ITK
- * exceptions from this filter: gpur::Aborted becomes itk::ProcessAborted,
- * every other error an itk::ExceptionObject with the engine's message
- * (for OpenCL build failures it contains the full build log).
- */
-#define itkGPURestorationCallEngine(statement)                                                                         \
-  try                                                                                                                  \
-  {                                                                                                                    \
-    statement;                                                                                                         \
-  }                                                                                                                    \
-  catch (const gpur::Aborted &)                                                                                        \
-  {                                                                                                                    \
-    ::itk::ProcessAborted e(__FILE__, __LINE__);                                                                       \
-    e.SetDescription("Filter execution was aborted by the user.");                                                     \
-    throw e;                                                                                                           \
-  }                                                                                                                    \
-  catch (const std::exception & err)                                                                                   \
-  {                                                                                                                    \
-    itkExceptionMacro(<< err.what());                                                                                  \
-  }                                                                                                                    \
-  ITK_MACROEND_NOOP_STATEMENT
 
 #endif

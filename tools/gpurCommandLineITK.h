@@ -16,6 +16,7 @@
 #include "gpurToolDicom.h"
 #include "gpurToolInput.h"
 #include "gpurToolOutput.h"
+#include "itkGPURestorationEnums.h"
 #include "itkCommand.h"
 #include "itkImageFileReader.h"
 #include "itkImageFileWriter.h"
@@ -103,7 +104,7 @@ template<typename TFilter>
 void
 SetExecution(TFilter * filter, const ToolOptions & o)
 {
-  filter->SetBackend(ParseBackend(o.backend));
+  filter->SetBackend(itk::GPURestoration::FromEngine<typename TFilter::BackendEnum>(ParseBackend(o.backend)));
   filter->SetDevice(o.device);
   filter->SetDeviceMemoryLimit(static_cast<itk::SizeValueType>(o.deviceMemoryMiB) << 20);
 }

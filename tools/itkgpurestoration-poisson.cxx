@@ -205,14 +205,16 @@ Solve(const Options & o)
   filter->SetInput(gpur::cli::ReadInput<RealImageType>(o.input, kProgram));
   filter->SetShift(o.shift);
   for (unsigned d = 0; d < Dimension; ++d)
-    filter->SetBoundaryCondition(d, o.conditions.size() == 1 ? o.conditions[0] : o.conditions[d]);
+    filter->SetBoundaryCondition(d,
+                                 itk::GPURestoration::FromEngine<typename FilterType::BoundaryConditionEnum>(
+                                   o.conditions.size() == 1 ? o.conditions[0] : o.conditions[d]));
   filter->SetRadix(o.radix == "2" ? 2u : 4u);
   filter->SetProjectRightHandSide(o.project);
   filter->SetResidualTolerance(o.residualTolerance);
   filter->SetMaximumNumberOfRefinementSteps(static_cast<int>(o.maxRefinementSteps));
   filter->SetPrecision(o.precision == "float" ? FilterType::PrecisionEnum::Scalar
                                               : FilterType::PrecisionEnum::Automatic);
-  filter->SetBackend(gpur::ParseBackend(o.backend));
+  filter->SetBackend(itk::GPURestoration::FromEngine<typename FilterType::BackendEnum>(gpur::ParseBackend(o.backend)));
   filter->SetDevice(o.device);
   double wall = 0.0;
   try
@@ -237,7 +239,7 @@ Solve(const Options & o)
     std::ostringstream line;
     line << kProgram << ": " << filter->GetBackendUsed() << ", boundary";
     for (unsigned d = 0; d < Dimension; ++d)
-      line << (d ? "," : " ") << FilterType::BoundaryConditionName(filter->GetBoundaryCondition(d));
+      line << (d ? "," : " ") << filter->GetBoundaryCondition(d);
     line << ", shift " << o.shift;
     if (filter->IsSingular())
       line << (o.project ? ", singular (mean of f removed, solution with zero mean)"

@@ -199,14 +199,16 @@ Denoise(const Options & o)
   {
     filter->SetMethod(o.method == "tvgd" ? Method::GradientDescent : Method::AdaptiveWeightedGradientDescent);
     filter->SetStepLength(o.step);
-    filter->SetStepUnit(gpur::ParseTVGDStepUnit(o.stepUnit));
+    filter->SetStepUnit(
+      itk::GPURestoration::FromEngine<typename FilterType::StepUnitEnum>(gpur::ParseTVGDStepUnit(o.stepUnit)));
     filter->SetDelta(o.delta);
     filter->SetTargetResidual(o.allIterations ? 0.0 : o.targetResidual);
     filter->SetStopAtDiscrepancy(!o.allIterations && o.targetResidual == 0.0);
   }
   else
   {
-    filter->SetAlgorithm(gpur::ParseTVAlgorithm(o.method));
+    filter->SetAlgorithm(
+      itk::GPURestoration::FromEngine<typename FilterType::AlgorithmEnum>(gpur::ParseTVAlgorithm(o.method)));
     filter->SetAutomaticLambda(o.lambda == 0.0);
     if (o.lambda > 0.0)
       filter->SetLambda(o.lambda);

@@ -110,7 +110,8 @@ Denoise(const Options & o)
   auto filter = FilterType::New();
   filter->SetInput(input);
   filter->SetLambda(o.lambda);
-  filter->SetAlgorithm(gpur::ParseTVAlgorithm(o.algorithm));
+  filter->SetAlgorithm(
+    itk::GPURestoration::FromEngine<typename FilterType::AlgorithmEnum>(gpur::ParseTVAlgorithm(o.algorithm)));
   filter->SetMaximumNumberOfIterations(o.iterations);
   filter->SetGapTolerance(o.tolerance);
   gpur::cli::SetExecution(filter.GetPointer(), o);

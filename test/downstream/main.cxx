@@ -26,7 +26,7 @@ main()
   auto filter = itk::TotalVariationDenoisingImageFilter<ImageType>::New();
   filter->SetInput(image);
   filter->SetLambda(10.0); // unit spacing, sigma 0.1
-  filter->SetBackend(gpur::Backend::CPU);
+  filter->SetBackend(itk::GPURestorationEnums::Backend::CPU);
   try
   {
     filter->Update();

@@ -36,7 +36,7 @@ main()
 
   auto solver = itk::PSCRPoissonSolver<ImageType>::New();
   solver->SetInput(rhs);
-  solver->SetBackend(gpur::Backend::CPU);
+  solver->SetBackend(itk::GPURestorationEnums::Backend::CPU);
   try
   {
     solver->Update();

@@ -29,7 +29,7 @@
 // instead of refusing, because such systems arise with right-hand sides that
 // are compatible up to rounding (gradient-domain reconstruction, pressure
 // projection): Solve() checks |e^T f| / (|e| |f|) <= compatibilityTolerance
-// (and throws InvalidArgument otherwise), removes that rounding-level component,
+// (and throws IncompatibleRightHandSide otherwise), removes that rounding-level component,
 // f <- f - (e^T f) M e, and returns the solution with e^T M u = 0 (the
 // M-weighted mean, i.e. the integral of u, is zero). A null space of dimension
 // >= 2 is refused in the constructor.
@@ -94,6 +94,7 @@
 #define gpurPSCRSolver_h
 
 #include "gpurBuffer.h"
+#include "gpurError.h"
 #include "gpurExecution.h"
 #include "gpurSeparableOperator.h"
 #include "gpurTridiagonal.h"
@@ -103,6 +104,18 @@
 
 namespace gpur
 {
+
+/**
+ * The operator is singular and the right-hand side has a component along its
+ * null vector above PSCROptions::compatibilityTolerance, so no solution exists
+ * (see "Singular operators" above). An InvalidArgument; its own type lets a
+ * caller (the ITK filter, the Python package) say how to fix it in its terms.
+ */
+class IncompatibleRightHandSide : public InvalidArgument
+{
+public:
+  using InvalidArgument::InvalidArgument;
+};
 
 /** Where a float (or complex<float>) solve computes; double solves always compute in double. */
 enum class PSCRPrecision

@@ -18,6 +18,7 @@
 #ifndef gpurSeparableProblems_h
 #define gpurSeparableProblems_h
 
+#include "gpurGrid.h"
 #include "gpurSeparableOperator.h"
 
 #include <complex>
@@ -39,9 +40,23 @@ enum class MassMatrix
   Consistent
 };
 
+/** "Dirichlet" or "Neumann". */
+const char *
+ToString(BoundaryCondition condition);
+
 /** Second differences on n >= 1 unknowns with spacing h > 0 (physical units), M = I. */
 AxisFactors<double>
 MakeSecondDifferenceAxis(std::size_t n, double spacing, BoundaryCondition left, BoundaryCondition right);
+
+/**
+ * The finite-difference operator -Lap_h + shift on the grid of an image (the
+ * operator of itk::PSCRPoissonSolver, Python's PoissonSolver and the PSCR
+ * benchmark): MakeSecondDifferenceAxis on every axis, x first, with
+ * conditions[d] at both ends of axis d. Throws InvalidArgument unless there is
+ * one condition per axis of the grid.
+ */
+SeparableOperator<double>
+MakePoissonOperator(const Grid & grid, const std::vector<BoundaryCondition> & conditions, double shift = 0.0);
 
 /**
  * Linear finite elements on the strictly increasing mesh `nodes` (x_0..x_N,

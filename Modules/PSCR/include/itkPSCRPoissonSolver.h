@@ -1,18 +1,60 @@
 #ifndef itkPSCRPoissonSolver_h
 #define itkPSCRPoissonSolver_h
 
-#include "gpurExecution.h"
 #include "gpurPSCRSolver.h"
 #include "gpurSeparableProblems.h"
 #include "itkFixedArray.h"
-#include "itkImageToImageFilter.h"
+#include "itkGPURestorationImageFilter.h"
 
-#include <array>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace itk
 {
+
+/**
+ * \class PSCRPoissonSolverEnums
+ * \brief The boundary conditions and precisions of PSCRPoissonSolver (twins of
+ * gpur::BoundaryCondition and gpur::PSCRPrecision).
+ * \ingroup ITKGPURestorationPSCR
+ */
+class PSCRPoissonSolverEnums
+{
+public:
+  /** What the stencil reads outside the image on one axis (see the class PSCRPoissonSolver). */
+  enum class BoundaryCondition : uint8_t
+  {
+    /** 0, one spacing outside the edge voxel. */
+    Dirichlet = static_cast<uint8_t>(gpur::BoundaryCondition::Dirichlet),
+    /** The edge voxel itself (zero flux). */
+    Neumann = static_cast<uint8_t>(gpur::BoundaryCondition::Neumann)
+  };
+  /** Where float images are solved (double images always in double). */
+  enum class Precision : uint8_t
+  {
+    /** In float, redone in double where float cannot reach the residual target. */
+    Automatic = static_cast<uint8_t>(gpur::PSCRPrecision::Automatic),
+    /** In float only; throws where float is not enough. */
+    Scalar = static_cast<uint8_t>(gpur::PSCRPrecision::Scalar),
+    /** Always in double, rounded to float. */
+    Double = static_cast<uint8_t>(gpur::PSCRPrecision::Double)
+  };
+};
+
+namespace GPURestoration
+{
+template<>
+struct EngineEnum<PSCRPoissonSolverEnums::BoundaryCondition>
+{
+  using Type = gpur::BoundaryCondition;
+};
+template<>
+struct EngineEnum<PSCRPoissonSolverEnums::Precision>
+{
+  using Type = gpur::PSCRPrecision;
+};
+} // namespace GPURestoration
 
 /**
  * \class PSCRPoissonSolver
@@ -54,15 +96,12 @@ namespace itk
  * new right-hand side on the same grid (size and spacing) and the same
  * settings reuse it (GetPlanReused(), GetNumberOfPlanBuilds()).
  *
- * Backends (SetBackend, SetDevice), those of the engine (gpur::PSCROptions::execution):
+ * Backends (SetBackend, SetDevice, GetBackendUsed), those of the base class
+ * itk::GPURestorationImageFilter and of the engine (gpur::PSCROptions::execution):
  * CPU is the multithreaded reference (on ITK's thread pool, honouring
  * SetNumberOfWorkUnits); OpenCL uploads the plan once and runs each solve on
- * the device selected by SetDevice (see gpur::SelectDevices; "" =
- * $ITKGPUR_DEVICE, else the first GPU, else the first device); Auto uses
- * OpenCL when a device is present, falling back to the CPU for double images
- * on devices without fp64 (an explicit OpenCL request throws instead).
- * GetBackendUsed() tells which one ran. The plan is built for one backend and
- * device, so changing them rebuilds it.
+ * the selected device. The plan is built for one backend and device, so
+ * changing them rebuilds it.
  *
  * Not in this filter (use the engine, gpurPSCRSolver.h with
  * gpurSeparableProblems.h, on plain arrays): non-uniform meshes (P1 elements,
@@ -102,18 +141,18 @@ namespace itk
  * \ingroup ITKGPURestorationPSCR
  */
 template<typename TInputImage, typename TOutputImage = TInputImage>
-class PSCRPoissonSolver : public ImageToImageFilter<TInputImage, TOutputImage>
+class PSCRPoissonSolver : public GPURestorationImageFilter<TInputImage, TOutputImage>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(PSCRPoissonSolver);
 
   using Self = PSCRPoissonSolver;
-  using Superclass = ImageToImageFilter<TInputImage, TOutputImage>;
+  using Superclass = GPURestorationImageFilter<TInputImage, TOutputImage>;
   using Pointer = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
 
   itkNewMacro(Self);
-  itkTypeMacro(PSCRPoissonSolver, ImageToImageFilter);
+  itkTypeMacro(PSCRPoissonSolver, GPURestorationImageFilter);
 
   static constexpr unsigned int ImageDimension = TInputImage::ImageDimension;
   using InputImageType = TInputImage;
@@ -121,10 +160,10 @@ public:
   using OutputPixelType = typename TOutputImage::PixelType;
   /** The solver computes in the output pixel type: float or double. */
   using RealType = OutputPixelType;
-  using BackendType = gpur::Backend;
+  using typename Superclass::BackendEnum;
   /** Where float images are solved: Automatic, Scalar (float only) or Double (see the class documentation). */
-  using PrecisionEnum = gpur::PSCRPrecision;
-  using BoundaryConditionEnum = gpur::BoundaryCondition;
+  using PrecisionEnum = PSCRPoissonSolverEnums::Precision;
+  using BoundaryConditionEnum = PSCRPoissonSolverEnums::BoundaryCondition;
   using BoundaryConditionArrayType = FixedArray<BoundaryConditionEnum, ImageDimension>;
 
   static_assert(ImageDimension == 2 || ImageDimension == 3, "PSCRPoissonSolver supports 2D and 3D");
@@ -185,13 +224,6 @@ public:
   itkSetMacro(MaximumNumberOfRefinementSteps, int);
   itkGetConstMacro(MaximumNumberOfRefinementSteps, int);
 
-  /** Auto (default), CPU or OpenCL (see the class documentation). */
-  itkSetEnumMacro(Backend, BackendType);
-  itkGetEnumMacro(Backend, BackendType);
-  /** OpenCL device selection string; "" = default device. */
-  itkSetStringMacro(Device);
-  itkGetStringMacro(Device);
-
   /** Results of the last update. Seconds spent building the plan; 0 when the cached plan was reused. */
   itkGetConstMacro(SetupSeconds, double);
   /** Seconds of the solve itself (the right-hand side's conversion and the output's allocation excluded). */
@@ -210,18 +242,12 @@ public:
   itkGetConstMacro(NumberOfRefinementSteps, unsigned int);
   /** The last update solved float data in double (Precision Double, or Automatic found float insufficient). */
   itkGetConstMacro(ComputedInDouble, bool);
-  /** "CPU" or "OpenCL: <device name>" of the last update; "" before. */
-  itkGetStringMacro(BackendUsed);
   /** The operator of the last update is singular (see the class documentation). */
   bool
   IsSingular() const
   {
     return m_Singular;
   }
-
-  /** "Dirichlet" or "Neumann". */
-  static const char *
-  BoundaryConditionName(BoundaryConditionEnum condition);
 
 protected:
   PSCRPoissonSolver();
@@ -233,8 +259,12 @@ protected:
   /** And the whole output is produced. */
   void
   EnlargeOutputRequestedRegion(DataObject * output) override;
+  /** Builds or reuses the plan, then solves. */
   void
-  GenerateData() override;
+  EngineGenerateData() override;
+  /** The engine's messages in this filter's terms (its setters), with the fix for an incompatible input. */
+  std::string
+  DescribeEngineError(const gpur::Error & error) const override;
   void
   PrintSelf(std::ostream & os, Indent indent) const override;
 
@@ -242,9 +272,8 @@ private:
   /** What a plan depends on: the grid and every setting that enters the operator or the options. */
   struct PlanKey
   {
-    std::array<SizeValueType, ImageDimension> size{};
-    std::array<double, ImageDimension> spacing{};
-    std::array<BoundaryConditionEnum, ImageDimension> conditions{};
+    gpur::Grid grid;
+    std::vector<gpur::BoundaryCondition> conditions;
     double shift = 0.0;
     unsigned int radix = 0;
     bool project = false;
@@ -252,16 +281,12 @@ private:
     PrecisionEnum precision = PrecisionEnum::Automatic;
     int refinementSteps = -1;
     ThreadIdType workUnits = 0;
-    BackendType backend = BackendType::Auto;
+    BackendEnum backend = BackendEnum::Auto;
     std::string device;
 
     bool
     operator==(const PlanKey & other) const;
   };
-
-  /** An engine message with the engine's option names replaced by this filter's setters. */
-  static std::string
-  InFilterTerms(std::string message);
 
   /** The plan for key: the cached one if its key matches, else a new one (timed, counted). */
   void
@@ -274,8 +299,6 @@ private:
   double m_ResidualTolerance{ 0.0 };
   PrecisionEnum m_Precision{ PrecisionEnum::Automatic };
   int m_MaximumNumberOfRefinementSteps{ -1 };
-  BackendType m_Backend{ BackendType::Auto };
-  std::string m_Device;
 
   double m_SetupSeconds{ 0.0 };
   double m_SolveSeconds{ 0.0 };
@@ -287,7 +310,6 @@ private:
   double m_RoundingFloor{ 0.0 };
   unsigned int m_NumberOfRefinementSteps{ 0 };
   bool m_ComputedInDouble{ false };
-  std::string m_BackendUsed;
 
   std::unique_ptr<gpur::PSCRSolver<RealType>> m_Plan;
   PlanKey m_PlanKey;
@@ -300,14 +322,6 @@ private:
 #endif
 
 // The common types are compiled once into ITKGPURestorationPSCR.
-#ifndef itkPSCRPoissonSolver_cxx
-namespace itk
-{
-extern template class PSCRPoissonSolver<Image<float, 2>>;
-extern template class PSCRPoissonSolver<Image<float, 3>>;
-extern template class PSCRPoissonSolver<Image<double, 2>>;
-extern template class PSCRPoissonSolver<Image<double, 3>>;
-} // namespace itk
-#endif
+itkGPURestorationImageTypesMacro(extern template class, itk::PSCRPoissonSolver);
 
 #endif

@@ -20,13 +20,6 @@ PSCRPoissonSolver<TInputImage, TOutputImage>::PSCRPoissonSolver()
 }
 
 template<typename TInputImage, typename TOutputImage>
-const char *
-PSCRPoissonSolver<TInputImage, TOutputImage>::BoundaryConditionName(BoundaryConditionEnum condition)
-{
-  return condition == BoundaryConditionEnum::Neumann ? "Neumann" : "Dirichlet";
-}
-
-template<typename TInputImage, typename TOutputImage>
 void
 PSCRPoissonSolver<TInputImage, TOutputImage>::SetBoundaryCondition(unsigned int axis, BoundaryConditionEnum condition)
 {
@@ -76,9 +69,10 @@ PSCRPoissonSolver<TInputImage, TOutputImage>::SetBoundaryConditions(const Bounda
 
 template<typename TInputImage, typename TOutputImage>
 std::string
-PSCRPoissonSolver<TInputImage, TOutputImage>::InFilterTerms(std::string message)
+PSCRPoissonSolver<TInputImage, TOutputImage>::DescribeEngineError(const gpur::Error & error) const
 {
-  // The engine's NumericalError names gpur::PSCROptions; a user of this filter sets them here.
+  std::string message = error.what();
+  // The engine's messages name gpur::PSCROptions; a user of this filter sets them here.
   static const char * const terms[][2] = {
     { "PSCROptions::residualTolerance", "ResidualTolerance" },
     { "raise residualTolerance", "raise ResidualTolerance (SetResidualTolerance)" },
@@ -94,6 +88,15 @@ PSCRPoissonSolver<TInputImage, TOutputImage>::InFilterTerms(std::string message)
       message.replace(at, std::string(term[0]).size(), term[1]);
     }
   }
+  if (dynamic_cast<const gpur::IncompatibleRightHandSide *>(&error) != nullptr)
+  {
+    message = std::string("the problem is singular (") +
+              (m_Shift == 0.0 ? "Neumann on every axis and Shift 0: a solution exists only when the sum of the input "
+                                "is 0"
+                              : "Shift is minus an eigenvalue of the Laplacian") +
+              ") and the input does not satisfy that: " + message +
+              ". Call ProjectRightHandSideOn() to subtract that component (for Neumann Poisson, the mean)";
+  }
   return message;
 }
 
@@ -101,10 +104,11 @@ template<typename TInputImage, typename TOutputImage>
 bool
 PSCRPoissonSolver<TInputImage, TOutputImage>::PlanKey::operator==(const PlanKey & other) const
 {
-  return size == other.size && spacing == other.spacing && conditions == other.conditions && shift == other.shift &&
-         radix == other.radix && project == other.project && residualTolerance == other.residualTolerance &&
-         precision == other.precision && refinementSteps == other.refinementSteps && workUnits == other.workUnits &&
-         backend == other.backend && device == other.device;
+  return grid.size == other.grid.size && grid.spacing == other.grid.spacing && conditions == other.conditions &&
+         shift == other.shift && radix == other.radix && project == other.project &&
+         residualTolerance == other.residualTolerance && precision == other.precision &&
+         refinementSteps == other.refinementSteps && workUnits == other.workUnits && backend == other.backend &&
+         device == other.device;
 }
 
 template<typename TInputImage, typename TOutputImage>
@@ -136,25 +140,16 @@ PSCRPoissonSolver<TInputImage, TOutputImage>::PreparePlan(const PlanKey & key)
     return;
   }
   m_Plan.reset(); // a failed build leaves no stale plan behind
-  gpur::SeparableOperator<double> op;
-  for (unsigned d = 0; d < ImageDimension; ++d)
-  {
-    op.axes.push_back(
-      gpur::MakeSecondDifferenceAxis(key.size[d], key.spacing[d], key.conditions[d], key.conditions[d]));
-  }
-  op.shift = key.shift;
+  const gpur::SeparableOperator<double> op = gpur::MakePoissonOperator(key.grid, key.conditions, key.shift);
   gpur::PSCROptions options;
   options.radix = key.radix;
   // 1 accepts any right-hand side and projects it; 0 the engine's default (sqrt(epsilon)).
   options.compatibilityTolerance = key.project ? 1.0 : 0.0;
   options.residualTolerance = key.residualTolerance;
-  options.precision = key.precision;
+  options.precision = GPURestoration::ToEngine(key.precision);
   options.refinementSteps = key.refinementSteps;
-  options.execution.backend = key.backend;
-  options.execution.device = key.device;
-  options.execution.parallelFor = GPURestoration::MakeParallelFor(key.workUnits);
-  itkGPURestorationCallEngine(
-    m_Plan = std::make_unique<gpur::PSCRSolver<RealType>>(gpur::CastOperator<RealType>(op), options));
+  options.execution = this->MakeExecutionOptions(); // the key's backend, device and work units
+  m_Plan = std::make_unique<gpur::PSCRSolver<RealType>>(gpur::CastOperator<RealType>(op), options);
   m_PlanKey = key;
   m_SetupSeconds = m_Plan->SetupSeconds();
   ++m_NumberOfPlanBuilds;
@@ -162,11 +157,10 @@ PSCRPoissonSolver<TInputImage, TOutputImage>::PreparePlan(const PlanKey & key)
 
 template<typename TInputImage, typename TOutputImage>
 void
-PSCRPoissonSolver<TInputImage, TOutputImage>::GenerateData()
+PSCRPoissonSolver<TInputImage, TOutputImage>::EngineGenerateData()
 {
   const TInputImage * input = this->GetInput();
   TOutputImage * output = this->GetOutput();
-  m_BackendUsed.clear();
   m_SetupSeconds = 0.0;
   m_SolveSeconds = 0.0;
   m_PlanReused = false;
@@ -184,7 +178,7 @@ PSCRPoissonSolver<TInputImage, TOutputImage>::GenerateData()
                       << region << "; the upstream filter did not provide its requested region");
   }
   const gpur::Grid grid = GPURestoration::MakeGrid(input);
-  itkGPURestorationCallEngine(grid.Validate());
+  grid.Validate();
   if (!std::isfinite(m_Shift))
   {
     itkExceptionMacro(<< "Shift is " << m_Shift << "; it must be finite (0 Poisson, > 0 modified Helmholtz, < 0 "
@@ -202,11 +196,10 @@ PSCRPoissonSolver<TInputImage, TOutputImage>::GenerateData()
   }
 
   PlanKey key;
-  for (unsigned d = 0; d < ImageDimension; ++d)
+  key.grid = grid;
+  for (const BoundaryConditionEnum condition : m_BoundaryConditions)
   {
-    key.size[d] = region.GetSize(d);
-    key.spacing[d] = input->GetSpacing()[d];
-    key.conditions[d] = m_BoundaryConditions[d];
+    key.conditions.push_back(GPURestoration::ToEngine(condition));
   }
   key.shift = m_Shift;
   key.radix = m_Radix;
@@ -215,19 +208,13 @@ PSCRPoissonSolver<TInputImage, TOutputImage>::GenerateData()
   key.precision = m_Precision;
   key.refinementSteps = m_MaximumNumberOfRefinementSteps;
   key.workUnits = this->GetNumberOfWorkUnits();
-  key.backend = m_Backend;
-  key.device = m_Device;
+  key.backend = this->GetBackend();
+  key.device = this->GetDevice();
 
-  this->UpdateProgress(0.0f);
   this->PreparePlan(key);
   m_Singular = m_Plan->IsSingular();
   this->UpdateProgress(0.5f);
-  if (this->GetAbortGenerateData())
-  {
-    ProcessAborted e(__FILE__, __LINE__);
-    e.SetDescription("Filter execution was aborted by the user.");
-    throw e;
-  }
+  this->CheckAbort();
 
   std::vector<RealType> converted;
   const RealType * f = GPURestoration::PixelsAs<RealType>(input, converted);
@@ -235,35 +222,14 @@ PSCRPoissonSolver<TInputImage, TOutputImage>::GenerateData()
   output->SetBufferedRegion(output->GetRequestedRegion());
   output->Allocate();
   const gpur::Stopwatch watch;
-  gpur::PSCRSolveReport report;
-  try
-  {
-    itkGPURestorationCallEngine(report = m_Plan->Solve(f, output->GetBufferPointer()));
-  }
-  catch (ExceptionObject & e)
-  {
-    output->Initialize(); // no partial result is left behind
-    e.SetDescription(InFilterTerms(e.GetDescription()));
-    if (m_Singular && !m_ProjectRightHandSide &&
-        std::string(e.GetDescription()).find("not compatible") != std::string::npos)
-    {
-      e.SetDescription(std::string("the problem is singular (") +
-                       (m_Shift == 0.0 ? "Neumann on every axis and Shift 0: a solution exists only when the sum of "
-                                         "the input is 0"
-                                       : "Shift is minus an eigenvalue of the Laplacian") +
-                       ") and the input does not satisfy that: " + e.GetDescription() +
-                       ". Call ProjectRightHandSideOn() to subtract that component (for Neumann Poisson, the mean)");
-    }
-    throw;
-  }
+  const gpur::PSCRSolveReport report = m_Plan->Solve(f, output->GetBufferPointer());
   m_SolveSeconds = watch.Seconds();
   m_RelativeResidual = report.relativeResidual;
   m_ResidualTarget = report.residualTarget;
   m_RoundingFloor = report.roundingFloor;
   m_NumberOfRefinementSteps = report.refinementSteps;
   m_ComputedInDouble = report.computedInDouble;
-  m_BackendUsed = m_Plan->BackendUsed().Describe();
-  this->UpdateProgress(1.0f);
+  this->SetBackendUsed(m_Plan->BackendUsed());
 }
 
 template<typename TInputImage, typename TOutputImage>
@@ -275,19 +241,16 @@ PSCRPoissonSolver<TInputImage, TOutputImage>::PrintSelf(std::ostream & os, Inden
   os << indent << "BoundaryConditions:";
   for (unsigned d = 0; d < ImageDimension; ++d)
   {
-    os << (d ? ", " : " ") << BoundaryConditionName(m_BoundaryConditions[d]);
+    os << (d ? ", " : " ") << m_BoundaryConditions[d];
   }
   os << std::endl;
   os << indent << "Radix: " << m_Radix << std::endl;
   os << indent << "ProjectRightHandSide: " << (m_ProjectRightHandSide ? "On" : "Off") << std::endl;
   os << indent << "ResidualTolerance: " << m_ResidualTolerance
      << (m_ResidualTolerance == 0.0 ? " (automatic: 8x the rounding floor)" : "") << std::endl;
-  os << indent << "Precision: " << gpur::ToString(m_Precision) << std::endl;
+  os << indent << "Precision: " << m_Precision << std::endl;
   os << indent << "MaximumNumberOfRefinementSteps: " << m_MaximumNumberOfRefinementSteps
      << (m_MaximumNumberOfRefinementSteps < 0 ? " (automatic: 8)" : "") << std::endl;
-  os << indent << "Backend: " << gpur::ToString(m_Backend) << std::endl;
-  os << indent << "Device: " << (m_Device.empty() ? "(default)" : m_Device) << std::endl;
-  os << indent << "BackendUsed: " << (m_BackendUsed.empty() ? "(not run)" : m_BackendUsed) << std::endl;
   os << indent << "Singular: " << (m_Singular ? "yes" : "no") << std::endl;
   os << indent << "PlanReused: " << (m_PlanReused ? "yes" : "no") << std::endl;
   os << indent << "NumberOfPlanBuilds: " << m_NumberOfPlanBuilds << std::endl;

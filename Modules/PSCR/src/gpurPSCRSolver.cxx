@@ -473,11 +473,12 @@ CheckNullCompatibility(const PSCRPlan<Scalar> & plan, double absEf, double f2)
   const double ratio = absEf > 0 ? absEf / std::sqrt(e2 * f2) : 0.0;
   if (ratio > plan.compatibilityTolerance)
   {
-    throw InvalidArgument("the operator is singular (for pure-Neumann Poisson its null vector e is the constant) "
-                          "and f is not compatible with it: |e^T f| / (|e| |f|) = " +
-                          pscr::Scientific(ratio) + " > " + pscr::Scientific(plan.compatibilityTolerance) +
-                          "; remove that component from f (Neumann Poisson: make the sum of f zero) or "
-                          "raise PSCROptions::compatibilityTolerance");
+    throw IncompatibleRightHandSide(
+      "the operator is singular (for pure-Neumann Poisson its null vector e is the constant) "
+      "and f is not compatible with it: |e^T f| / (|e| |f|) = " +
+      pscr::Scientific(ratio) + " > " + pscr::Scientific(plan.compatibilityTolerance) +
+      "; remove that component from f (Neumann Poisson: make the sum of f zero) or "
+      "raise PSCROptions::compatibilityTolerance");
   }
   return ratio;
 }

@@ -78,6 +78,12 @@ Slice(const SymmetricTridiagonal<T> & m, std::size_t first, std::size_t count)
 
 } // namespace
 
+const char *
+ToString(BoundaryCondition condition)
+{
+  return condition == BoundaryCondition::Neumann ? "Neumann" : "Dirichlet";
+}
+
 AxisFactors<double>
 MakeSecondDifferenceAxis(std::size_t n, double spacing, BoundaryCondition left, BoundaryCondition right)
 {
@@ -103,6 +109,23 @@ MakeSecondDifferenceAxis(std::size_t n, double spacing, BoundaryCondition left, 
   }
   f.M = MakeIdentityTridiagonal<double>(n);
   return f;
+}
+
+SeparableOperator<double>
+MakePoissonOperator(const Grid & grid, const std::vector<BoundaryCondition> & conditions, double shift)
+{
+  if (conditions.size() != grid.dimension)
+  {
+    throw InvalidArgument("Poisson operator: " + std::to_string(conditions.size()) + " boundary conditions for a " +
+                          std::to_string(grid.dimension) + "D grid; give one per axis");
+  }
+  SeparableOperator<double> op;
+  for (unsigned d = 0; d < grid.dimension; ++d)
+  {
+    op.axes.push_back(MakeSecondDifferenceAxis(grid.size[d], grid.spacing[d], conditions[d], conditions[d]));
+  }
+  op.shift = shift;
+  return op;
 }
 
 AxisFactors<double>

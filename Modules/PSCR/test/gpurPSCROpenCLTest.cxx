@@ -407,7 +407,7 @@ TEST(PSCROpenCL, SingularNeumannPoisson)
       EXPECT_LE(RelativeResidual(op, opencl, f), 1e-10) << axes.size() << "D q = " << radix;
       for (double & v : f)
         v += 1e-3;
-      ExpectError<gpur::InvalidArgument>([&] { solver.Solve(f.data(), opencl.data()); }, "not compatible");
+      ExpectError<gpur::IncompatibleRightHandSide>([&] { solver.Solve(f.data(), opencl.data()); }, "not compatible");
     }
   }
 }

@@ -25,7 +25,7 @@
 namespace
 {
 
-using BC = gpur::BoundaryCondition;
+using BC = itk::PSCRPoissonSolverEnums::BoundaryCondition;
 const BC D = BC::Dirichlet;
 const BC N = BC::Neumann;
 using Image2D = itk::Image<double, 2>;
@@ -385,11 +385,11 @@ TEST(PSCRPoissonSolver, OpenCLMatchesCPU)
   const std::array<BC, 3> conditions{ { D, N, D } };
   auto fd = RandomImage<Image3D>({ { 33, 20, 14 } }, { { 0.5, 0.8, 1.5 } }, 14);
   auto cpu = MakeSolver<Image3D>(fd, conditions, 0.3);
-  cpu->SetBackend(gpur::Backend::CPU);
+  cpu->SetBackend(itk::GPURestorationEnums::Backend::CPU);
   cpu->Update();
   EXPECT_EQ(std::string(cpu->GetBackendUsed()), "CPU");
   auto opencl = MakeSolver<Image3D>(fd, conditions, 0.3);
-  opencl->SetBackend(gpur::Backend::OpenCL);
+  opencl->SetBackend(itk::GPURestorationEnums::Backend::OpenCL);
   opencl->Update();
   EXPECT_EQ(std::string(opencl->GetBackendUsed()).rfind("OpenCL: ", 0), 0u) << opencl->GetBackendUsed();
   const double doubleDifference = OutputDifference(opencl->GetOutput(), cpu->GetOutput());
@@ -398,10 +398,10 @@ TEST(PSCRPoissonSolver, OpenCLMatchesCPU)
 
   auto ff = RandomImage<Image2F>({ { 45, 31 } }, { { 1.0, 0.6 } }, 15);
   auto cpuF = MakeSolver<Image2F>(ff, { { N, D } }, 0.0);
-  cpuF->SetBackend(gpur::Backend::CPU);
+  cpuF->SetBackend(itk::GPURestorationEnums::Backend::CPU);
   cpuF->Update();
   auto openclF = MakeSolver<Image2F>(ff, { { N, D } }, 0.0);
-  openclF->SetBackend(gpur::Backend::OpenCL);
+  openclF->SetBackend(itk::GPURestorationEnums::Backend::OpenCL);
   openclF->Update();
   const double floatDifference = OutputDifference(openclF->GetOutput(), cpuF->GetOutput());
   EXPECT_LE(floatDifference, 1e-4);
@@ -411,7 +411,7 @@ TEST(PSCRPoissonSolver, OpenCLMatchesCPU)
               opencl->GetBackendUsed());
 
   // The plan belongs to a backend: switching rebuilds it, switching back too.
-  opencl->SetBackend(gpur::Backend::CPU);
+  opencl->SetBackend(itk::GPURestorationEnums::Backend::CPU);
   opencl->Update();
   EXPECT_EQ(opencl->GetNumberOfPlanBuilds(), 2u);
   EXPECT_EQ(std::string(opencl->GetBackendUsed()), "CPU");
@@ -450,6 +450,7 @@ TEST(PSCRPoissonSolver, KeepsMetadataAndDirectionDoesNotMatter)
   std::ostringstream printed;
   rotated->Print(printed);
   EXPECT_NE(printed.str().find("BoundaryConditions: Neumann, Dirichlet"), std::string::npos) << printed.str();
+  EXPECT_NE(printed.str().find("Precision: Automatic"), std::string::npos) << printed.str();
   EXPECT_NE(printed.str().find("BackendUsed: "), std::string::npos);
 }
 
@@ -599,7 +600,7 @@ TEST(PSCRPoissonSolver, BadInputThrowsITKExceptions)
   ExpectMessage(shift.GetPointer(), "Shift is nan");
 
   auto device = MakeSolver<Image2D>(f, { { D, D } }, 0.0);
-  device->SetBackend(gpur::Backend::OpenCL);
+  device->SetBackend(itk::GPURestorationEnums::Backend::OpenCL);
   device->SetDevice("no-such-device-xyz");
   ExpectMessage(device.GetPointer(), "no-such-device-xyz");
 

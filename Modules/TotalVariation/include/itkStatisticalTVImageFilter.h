@@ -9,7 +9,7 @@ namespace itk
 
 /**
  * \class StatisticalTVImageFilterEnums
- * \brief The methods of StatisticalTVImageFilter.
+ * \brief The methods of StatisticalTVImageFilter and the unit of its gradient-descent steps.
  * \ingroup ITKGPURestorationTotalVariation
  */
 class StatisticalTVImageFilterEnums
@@ -24,10 +24,27 @@ public:
     /** Adaptive-weighted TV gradient descent (AW-TV): edges steeper than Delta are smoothed less. */
     AdaptiveWeightedGradientDescent
   };
+  /** The unit of StepLength (twins of gpur::TVGDStepUnit). */
+  enum class StepUnit : uint8_t
+  {
+    /** The step in the global L2 norm, ||u^{k+1} - u^k||_2. */
+    L2Norm = static_cast<uint8_t>(gpur::TVGDStepUnit::L2Norm),
+    /** The root-mean-square change per voxel (L2 step / sqrt(N)): one value suits every volume size. */
+    RMS = static_cast<uint8_t>(gpur::TVGDStepUnit::RMS)
+  };
 };
 /** "PrimalDual", "GradientDescent", "AdaptiveWeightedGradientDescent". */
 extern std::ostream &
 operator<<(std::ostream & out, StatisticalTVImageFilterEnums::Method value);
+
+namespace GPURestoration
+{
+template<>
+struct EngineEnum<StatisticalTVImageFilterEnums::StepUnit>
+{
+  using Type = gpur::TVGDStepUnit;
+};
+} // namespace GPURestoration
 
 /**
  * \class StatisticalTVImageFilter
@@ -88,7 +105,9 @@ public:
   /** The noise-variance image: the output's real pixel type on the same grid. */
   using VarianceImageType = TOutputImage;
   using MethodEnum = StatisticalTVImageFilterEnums::Method;
-  using StepUnitType = gpur::TVGDStepUnit;
+  using StepUnitEnum = StatisticalTVImageFilterEnums::StepUnit;
+  /** The name of earlier versions (then gpur::TVGDStepUnit), kept for source compatibility. */
+  using StepUnitType = StepUnitEnum;
 
   itkNewMacro(Self);
   itkTypeMacro(StatisticalTVImageFilter, TotalVariationDenoisingImageFilter);
@@ -123,8 +142,8 @@ public:
   itkSetMacro(StepLength, double);
   itkGetConstMacro(StepLength, double);
   /** RMS (default: root-mean-square change per voxel, independent of the size) or L2Norm (the thesis' lambda). */
-  itkSetEnumMacro(StepUnit, StepUnitType);
-  itkGetEnumMacro(StepUnit, StepUnitType);
+  itkSetEnumMacro(StepUnit, StepUnitEnum);
+  itkGetEnumMacro(StepUnit, StepUnitEnum);
   /** AW-TV weight scale delta > 0 (intensity / length): differences much larger are kept as edges. Default 0.1. */
   itkSetMacro(Delta, double);
   itkGetConstMacro(Delta, double);
@@ -201,7 +220,7 @@ private:
   double m_DiscrepancyFactor{ 0.0 };
   MethodEnum m_Method{ MethodEnum::PrimalDual };
   double m_StepLength{ 0.004 };
-  StepUnitType m_StepUnit{ StepUnitType::RMS };
+  StepUnitEnum m_StepUnit{ StepUnitEnum::RMS };
   double m_Delta{ 0.1 };
   double m_TargetResidual{ 0.0 };
   bool m_StopAtDiscrepancy{ false };
@@ -228,15 +247,7 @@ private:
 #include "itkStatisticalTVImageFilter.hxx"
 #endif
 
-#ifndef itkStatisticalTVImageFilter_cxx
 // The common image types are compiled into the library (src/itkStatisticalTVImageFilter.cxx).
-namespace itk
-{
-extern template class StatisticalTVImageFilter<Image<float, 2>>;
-extern template class StatisticalTVImageFilter<Image<float, 3>>;
-extern template class StatisticalTVImageFilter<Image<double, 2>>;
-extern template class StatisticalTVImageFilter<Image<double, 3>>;
-} // namespace itk
-#endif
+itkGPURestorationImageTypesMacro(extern template class, itk::StatisticalTVImageFilter);
 
 #endif

@@ -72,7 +72,7 @@ StatisticalTVImageFilter<TInputImage, TOutputImage>::Solve(const RealType * f,
     }
     gpur::StatisticalTVGDParameters parameters;
     parameters.gd.lambda = m_StepLength;
-    parameters.gd.stepUnit = m_StepUnit;
+    parameters.gd.stepUnit = GPURestoration::ToEngine(m_StepUnit);
     parameters.gd.iterations = this->GetMaximumNumberOfIterations();
     parameters.gd.targetResidual = m_TargetResidual;
     parameters.gd.variant =
@@ -144,7 +144,7 @@ StatisticalTVImageFilter<TInputImage, TOutputImage>::PrintSelf(std::ostream & os
   os << indent << "DiscrepancyFactor: " << m_DiscrepancyFactor << (m_DiscrepancyFactor > 0.0 ? "" : " (calibrated)")
      << std::endl;
   os << indent << "Method: " << m_Method << std::endl;
-  os << indent << "StepLength: " << m_StepLength << " (" << gpur::ToString(m_StepUnit) << ")" << std::endl;
+  os << indent << "StepLength: " << m_StepLength << " (" << m_StepUnit << ")" << std::endl;
   os << indent << "Delta: " << m_Delta << std::endl;
   os << indent << "TargetResidual: " << m_TargetResidual << std::endl;
   os << indent << "StopAtDiscrepancy: " << (m_StopAtDiscrepancy ? "on" : "off") << std::endl;

@@ -2,12 +2,38 @@
 #define itkTotalVariationDenoisingImageFilter_h
 
 #include "gpurTVDenoiser.h"
-#include "itkImageToImageFilter.h"
-
-#include <string>
+#include "itkGPURestorationImageFilter.h"
 
 namespace itk
 {
+
+/**
+ * \class TotalVariationDenoisingImageFilterEnums
+ * \brief The methods of TotalVariationDenoisingImageFilter (twins of gpur::TVAlgorithm).
+ * \ingroup ITKGPURestorationTotalVariation
+ */
+class TotalVariationDenoisingImageFilterEnums
+{
+public:
+  enum class Algorithm : uint8_t
+  {
+    /** Chambolle-Pock 2011 (Alg. 1), constant steps. */
+    ChambollePock = static_cast<uint8_t>(gpur::TVAlgorithm::ChambollePock),
+    /** Chambolle-Pock 2011 (Alg. 2), O(1/k^2) for the strongly convex ROF; the default. */
+    AcceleratedChambollePock = static_cast<uint8_t>(gpur::TVAlgorithm::AcceleratedChambollePock),
+    /** Zhu-Chan PDHG with the Knoll schedule (PDU). */
+    PDU = static_cast<uint8_t>(gpur::TVAlgorithm::PDU)
+  };
+};
+
+namespace GPURestoration
+{
+template<>
+struct EngineEnum<TotalVariationDenoisingImageFilterEnums::Algorithm>
+{
+  using Type = gpur::TVAlgorithm;
+};
+} // namespace GPURestoration
 
 /**
  * \class TotalVariationDenoisingImageFilter
@@ -35,11 +61,8 @@ namespace itk
  * max|f| * voxel size above 1e12 in float, 1e100 in double, or below the
  * inverse with a gap tolerance) is refused with an exception.
  *
- * Backends (SetBackend): CPU is the multithreaded reference; OpenCL runs on the
- * device selected by SetDevice (see gpur::SelectDevices; "" = $ITKGPUR_DEVICE,
- * else the first GPU, else the first device); Auto uses OpenCL when a device is
- * present, falling back to the CPU for double images on devices without fp64.
- * GetBackendUsed() tells which one ran.
+ * Backends (SetBackend, SetDevice, GetBackendUsed), progress, abort and errors
+ * are those of the base class itk::GPURestorationImageFilter.
  *
  * The output keeps the input's origin, spacing and direction. Progress is
  * reported every iteration and AbortGenerateData is honoured between
@@ -76,18 +99,18 @@ namespace itk
  * \ingroup ITKGPURestorationTotalVariation
  */
 template<typename TInputImage, typename TOutputImage = TInputImage>
-class TotalVariationDenoisingImageFilter : public ImageToImageFilter<TInputImage, TOutputImage>
+class TotalVariationDenoisingImageFilter : public GPURestorationImageFilter<TInputImage, TOutputImage>
 {
 public:
   ITK_DISALLOW_COPY_AND_MOVE(TotalVariationDenoisingImageFilter);
 
   using Self = TotalVariationDenoisingImageFilter;
-  using Superclass = ImageToImageFilter<TInputImage, TOutputImage>;
+  using Superclass = GPURestorationImageFilter<TInputImage, TOutputImage>;
   using Pointer = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
 
   itkNewMacro(Self);
-  itkTypeMacro(TotalVariationDenoisingImageFilter, ImageToImageFilter);
+  itkTypeMacro(TotalVariationDenoisingImageFilter, GPURestorationImageFilter);
 
   static constexpr unsigned int ImageDimension = TInputImage::ImageDimension;
   using InputImageType = TInputImage;
@@ -95,8 +118,9 @@ public:
   using OutputPixelType = typename TOutputImage::PixelType;
   /** The engine computes in the output pixel type: float or double. */
   using RealType = OutputPixelType;
-  using BackendType = gpur::Backend;
-  using AlgorithmType = gpur::TVAlgorithm;
+  using AlgorithmEnum = TotalVariationDenoisingImageFilterEnums::Algorithm;
+  /** The name of earlier versions (then gpur::TVAlgorithm), kept for source compatibility. */
+  using AlgorithmType = AlgorithmEnum;
 
   static_assert(ImageDimension == 2 || ImageDimension == 3, "TotalVariationDenoisingImageFilter supports 2D and 3D");
   static_assert(std::is_same<RealType, float>::value || std::is_same<RealType, double>::value,
@@ -106,8 +130,8 @@ public:
   itkSetMacro(Lambda, double);
   itkGetConstMacro(Lambda, double);
   /** Default AcceleratedChambollePock. */
-  itkSetEnumMacro(Algorithm, AlgorithmType);
-  itkGetEnumMacro(Algorithm, AlgorithmType);
+  itkSetEnumMacro(Algorithm, AlgorithmEnum);
+  itkGetEnumMacro(Algorithm, AlgorithmEnum);
   /** The iteration budget; the gap stop usually ends a run earlier. Default 2000 (see the class documentation). */
   itkSetMacro(MaximumNumberOfIterations, unsigned int);
   itkGetConstMacro(MaximumNumberOfIterations, unsigned int);
@@ -139,13 +163,6 @@ public:
    */
   itkSetMacro(DeviceMemoryLimit, SizeValueType);
   itkGetConstMacro(DeviceMemoryLimit, SizeValueType);
-  /** Auto (default), CPU or OpenCL. */
-  itkSetEnumMacro(Backend, BackendType);
-  itkGetEnumMacro(Backend, BackendType);
-  /** OpenCL device selection string; "" = default device. */
-  itkSetStringMacro(Device);
-  itkGetStringMacro(Device);
-
   /** Results of the last update. */
   itkGetConstMacro(NumberOfIterations, unsigned int);
   itkGetConstMacro(RelativeGap, double);
@@ -159,8 +176,6 @@ public:
   {
     return static_cast<SizeValueType>(m_Report.streamRegions);
   }
-  /** "CPU", "OpenCL: <device name>" or "OpenCL: N devices (...)" of the last update; "" before. */
-  itkGetStringMacro(BackendUsed);
   /** The input region the last update solved on: the requested output region padded by the halo. */
   itkGetConstReferenceMacro(SolvedRegion, typename TInputImage::RegionType);
   /** The last update produced a proper part of the image (a streamed chunk): fixed iterations, no gap stop. */
@@ -189,8 +204,9 @@ protected:
   /** Widens every request to the whole image when the halo spans the image (one solve, not one per chunk). */
   void
   EnlargeOutputRequestedRegion(DataObject * output) override;
+  /** Solves the requested region padded by the halo (see the class documentation). */
   void
-  GenerateData() override;
+  EngineGenerateData() override;
   void
   PrintSelf(std::ostream & os, Indent indent) const override;
 
@@ -200,7 +216,7 @@ protected:
   /**
    * Runs the engine on the input pixels f into the output buffer u (the
    * subclasses' hook: RTK style, they change only this step). Throws the
-   * engine's exceptions; GenerateData translates them.
+   * engine's exceptions; the base class' GenerateData translates them.
    */
   virtual gpur::TVReport
   Solve(const RealType * f,
@@ -211,15 +227,13 @@ protected:
 
 private:
   double m_Lambda{ 8.0 };
-  AlgorithmType m_Algorithm{ AlgorithmType::AcceleratedChambollePock };
+  AlgorithmEnum m_Algorithm{ AlgorithmEnum::AcceleratedChambollePock };
   unsigned int m_MaximumNumberOfIterations{ gpur::TVParameters().maxIterations };
   double m_GapTolerance{ 1e-4 };
   unsigned int m_GapCheckInterval{ 10 };
   unsigned int m_PDUOffset{ 15 };
   unsigned int m_ExchangeInterval{ 8 };
   SizeValueType m_DeviceMemoryLimit{ 0 };
-  BackendType m_Backend{ BackendType::Auto };
-  std::string m_Device;
 
   unsigned int m_NumberOfIterations{ 0 };
   double m_RelativeGap{ 0.0 };
@@ -227,7 +241,6 @@ private:
   double m_DualEnergy{ 0.0 };
   bool m_Converged{ false };
   double m_ElapsedSeconds{ 0.0 };
-  std::string m_BackendUsed;
   typename TInputImage::RegionType m_SolvedRegion;
   bool m_StreamedChunk{ false };
   gpur::TVReport m_Report;
@@ -244,14 +257,6 @@ private:
 #endif
 
 // The common types are compiled once into ITKGPURestorationTotalVariation.
-#ifndef itkTotalVariationDenoisingImageFilter_cxx
-namespace itk
-{
-extern template class TotalVariationDenoisingImageFilter<Image<float, 2>>;
-extern template class TotalVariationDenoisingImageFilter<Image<float, 3>>;
-extern template class TotalVariationDenoisingImageFilter<Image<double, 2>>;
-extern template class TotalVariationDenoisingImageFilter<Image<double, 3>>;
-} // namespace itk
-#endif
+itkGPURestorationImageTypesMacro(extern template class, itk::TotalVariationDenoisingImageFilter);
 
 #endif

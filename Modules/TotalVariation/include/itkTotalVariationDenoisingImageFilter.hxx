@@ -6,6 +6,8 @@
 #include "itkGPURestorationCommon.h"
 #include "itkImageAlgorithm.h"
 
+#include <vector>
+
 namespace itk
 {
 
@@ -63,7 +65,7 @@ TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::MakeParameters() 
 {
   gpur::TVParameters p;
   p.lambda = m_Lambda;
-  p.algorithm = m_Algorithm;
+  p.algorithm = GPURestoration::ToEngine(m_Algorithm);
   p.maxIterations = m_MaximumNumberOfIterations;
   // A streamed chunk's gap belongs to the chunk's problem, and stopping on it would
   // make each chunk stop at its own iteration: chunks run the fixed count instead.
@@ -87,17 +89,12 @@ TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::Solve(const RealT
 
 template<typename TInputImage, typename TOutputImage>
 void
-TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::GenerateData()
+TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::EngineGenerateData()
 {
   const TInputImage * input = this->GetInput();
   TOutputImage * output = this->GetOutput();
-  m_BackendUsed.clear();
-
-  gpur::ExecutionOptions execution;
-  execution.backend = m_Backend;
-  execution.device = m_Device;
+  gpur::ExecutionOptions execution = this->MakeExecutionOptions();
   execution.deviceMemoryLimit = m_DeviceMemoryLimit;
-  execution.parallelFor = GPURestoration::MakeParallelFor(this->GetNumberOfWorkUnits());
 
   // The requested output region padded by the halo (the whole image when not streaming).
   const typename TOutputImage::RegionType & requested = output->GetRequestedRegion();
@@ -111,10 +108,10 @@ TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::GenerateData()
   }
   const gpur::Grid grid = GPURestoration::MakeGrid(input, m_SolvedRegion);
   const gpur::TVParameters parameters = this->MakeParameters();
+  grid.Validate();
+  parameters.Validate();
   std::vector<RealType> converted;
-  const RealType * f = nullptr;
-  itkGPURestorationCallEngine(grid.Validate(); parameters.Validate());
-  f = GPURestoration::PixelsAs<RealType>(input, m_SolvedRegion, converted);
+  const RealType * f = GPURestoration::PixelsAs<RealType>(input, m_SolvedRegion, converted);
 
   // The output keeps the input's geometry (done by the superclass' GenerateOutputInformation).
   output->SetBufferedRegion(requested);
@@ -129,21 +126,7 @@ TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::GenerateData()
     chunk->Allocate();
     u = chunk->GetBufferPointer();
   }
-  this->UpdateProgress(0.0f);
-  const auto progress = [this](const gpur::Progress & p)
-  {
-    this->UpdateProgress(static_cast<float>(p.fraction));
-    return !this->GetAbortGenerateData();
-  };
-  try
-  {
-    itkGPURestorationCallEngine(m_Report = this->Solve(f, u, grid, execution, progress));
-  }
-  catch (...)
-  {
-    output->Initialize(); // no partial result is left behind
-    throw;
-  }
+  m_Report = this->Solve(f, u, grid, execution, this->MakeProgressCallback());
   if (chunk)
   {
     ImageAlgorithm::Copy(chunk.GetPointer(), output, requested, requested);
@@ -154,12 +137,11 @@ TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::GenerateData()
   m_DualEnergy = m_Report.dual;
   m_Converged = m_Report.converged;
   m_ElapsedSeconds = m_Report.seconds;
-  m_BackendUsed = m_Report.backend.Describe();
+  this->SetBackendUsed(m_Report.backend);
   for (const std::string & warning : m_Report.warnings)
   {
     itkWarningMacro(<< warning); // e.g. not converged within MaximumNumberOfIterations
   }
-  this->UpdateProgress(1.0f);
 }
 
 template<typename TInputImage, typename TOutputImage>
@@ -168,7 +150,7 @@ TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::PrintSelf(std::os
 {
   Superclass::PrintSelf(os, indent);
   os << indent << "Lambda: " << m_Lambda << std::endl;
-  os << indent << "Algorithm: " << gpur::ToString(m_Algorithm) << std::endl;
+  os << indent << "Algorithm: " << m_Algorithm << std::endl;
   os << indent << "MaximumNumberOfIterations: " << m_MaximumNumberOfIterations << std::endl;
   os << indent << "GapTolerance: " << m_GapTolerance << std::endl;
   os << indent << "GapCheckInterval: " << m_GapCheckInterval << std::endl;
@@ -177,9 +159,6 @@ TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::PrintSelf(std::os
   os << indent << "DeviceMemoryLimit: " << m_DeviceMemoryLimit
      << (m_DeviceMemoryLimit ? " bytes" : " (90 % of the device)") << std::endl;
   os << indent << "StreamRegions: " << m_Report.streamRegions << std::endl;
-  os << indent << "Backend: " << gpur::ToString(m_Backend) << std::endl;
-  os << indent << "Device: " << (m_Device.empty() ? "(default)" : m_Device) << std::endl;
-  os << indent << "BackendUsed: " << (m_BackendUsed.empty() ? "(not run)" : m_BackendUsed) << std::endl;
   os << indent << "SolvedRegion: " << m_SolvedRegion.GetIndex() << " " << m_SolvedRegion.GetSize()
      << (m_StreamedChunk ? " (a streamed chunk: fixed iterations, gap stop off)" : "") << std::endl;
   os << indent << "NumberOfIterations: " << m_NumberOfIterations << std::endl;

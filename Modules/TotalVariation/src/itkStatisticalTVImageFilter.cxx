@@ -1,5 +1,4 @@
 // Explicit instantiation of the common image types (see the header's extern templates).
-#define itkStatisticalTVImageFilter_cxx
 #include "itkStatisticalTVImageFilter.h"
 
 namespace itk
@@ -20,9 +19,6 @@ operator<<(std::ostream & out, StatisticalTVImageFilterEnums::Method value)
   return out << "Method(" << static_cast<int>(value) << ")";
 }
 
-template class StatisticalTVImageFilter<Image<float, 2>>;
-template class StatisticalTVImageFilter<Image<float, 3>>;
-template class StatisticalTVImageFilter<Image<double, 2>>;
-template class StatisticalTVImageFilter<Image<double, 3>>;
-
 } // namespace itk
+
+itkGPURestorationImageTypesMacro(template class, itk::StatisticalTVImageFilter);

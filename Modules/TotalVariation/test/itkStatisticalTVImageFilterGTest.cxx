@@ -165,7 +165,7 @@ TEST(StatisticalTVImageFilter, VarianceInputAutomaticLambdaAndGeometry)
             PSNR(v.noisy, v.truth) +
               1.5); // measured +2.0 dB: the discrepancy principle smooths strongly on this small, detailed phantom
   // The default method converges at the default tolerance (the thesis' PDU often does not in 500 iterations).
-  EXPECT_EQ(filter->GetAlgorithm(), gpur::TVAlgorithm::AcceleratedChambollePock);
+  EXPECT_EQ(filter->GetAlgorithm(), itk::TotalVariationDenoisingImageFilterEnums::Algorithm::AcceleratedChambollePock);
   EXPECT_TRUE(filter->GetConverged());
   std::ostringstream print;
   filter->Print(print);
@@ -228,7 +228,7 @@ TEST(StatisticalTVImageFilter, TwoDevicesGiveTheOneDeviceResult)
     auto filter = itk::StatisticalTVImageFilter<ImageType>::New();
     filter->SetInput(v.noisy);
     filter->SetNoiseVariance(v.variance);
-    filter->SetBackend(gpur::Backend::OpenCL);
+    filter->SetBackend(itk::GPURestorationEnums::Backend::OpenCL);
     filter->SetDevice(device);
     filter->SetGapTolerance(0.0);
     filter->SetMaximumNumberOfIterations(40);
@@ -252,7 +252,8 @@ TEST(StatisticalTVImageFilter, GradientDescentStopsAtTheDiscrepancyOnTheCTPhanto
   const double before = PSNR(v.noisy, v.truth);
   std::vector<std::vector<float>> results;
   for (Method method : { Method::GradientDescent, Method::AdaptiveWeightedGradientDescent })
-    for (gpur::Backend backend : { gpur::Backend::CPU, gpur::Backend::OpenCL })
+    for (itk::GPURestorationEnums::Backend backend :
+         { itk::GPURestorationEnums::Backend::CPU, itk::GPURestorationEnums::Backend::OpenCL })
     {
       auto filter = GDFilter::New();
       filter->SetInput(v.noisy);
@@ -289,7 +290,7 @@ TEST(StatisticalTVImageFilter, GradientDescentStopsAtTheDiscrepancyOnTheCTPhanto
       EXPECT_GT(after, before + (method == Method::GradientDescent ? 1.5 : 4.5)) << name.str();
       EXPECT_EQ(filter->GetOutput()->GetSpacing(), v.noisy->GetSpacing());
       EXPECT_EQ(filter->GetOutput()->GetDirection(), v.noisy->GetDirection());
-      if (backend == gpur::Backend::OpenCL)
+      if (backend == itk::GPURestorationEnums::Backend::OpenCL)
       {
         EXPECT_EQ(std::string(filter->GetBackendUsed()).rfind("OpenCL: ", 0), 0u) << filter->GetBackendUsed();
       }
@@ -314,7 +315,7 @@ TEST(StatisticalTVImageFilter, GradientDescentWithAnExplicitTargetOrAFixedNumber
   auto fixed = GDFilter::New();
   fixed->SetInput(v.noisy);
   fixed->SetMethod(Method::GradientDescent);
-  fixed->SetStepUnit(gpur::TVGDStepUnit::L2Norm);
+  fixed->SetStepUnit(itk::StatisticalTVImageFilterEnums::StepUnit::L2Norm);
   fixed->SetStepLength(1.0);
   fixed->SetMaximumNumberOfIterations(12);
   fixed->Update();
@@ -327,6 +328,9 @@ TEST(StatisticalTVImageFilter, GradientDescentWithAnExplicitTargetOrAFixedNumber
   // ||u - f|| grows by at most one step per iteration.
   EXPECT_LE(fixed->GetResidual(), 12.0 + 1e-6);
   EXPECT_GT(fixed->GetResidual(), 6.0);
+  std::ostringstream printFixed;
+  fixed->Print(printFixed);
+  EXPECT_NE(printFixed.str().find("StepLength: 1 (L2Norm)"), std::string::npos) << printFixed.str();
 
   // The thesis' comparison (digest 3.4): iterate until ||u - f|| reaches the residual of a primal-dual run.
   auto pdu = GDFilter::New();

@@ -14,7 +14,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace
@@ -129,7 +131,9 @@ private:
 TEST(TotalVariationFilter, KeepsMetadataAndReportsTheBackend)
 {
   auto input = MakeNoisyImage<Image3F>(20);
-  for (auto backend : { gpur::Backend::CPU, gpur::Backend::OpenCL, gpur::Backend::Auto })
+  for (auto backend : { itk::GPURestorationEnums::Backend::CPU,
+                        itk::GPURestorationEnums::Backend::OpenCL,
+                        itk::GPURestorationEnums::Backend::Auto })
   {
     using FilterType = itk::TotalVariationDenoisingImageFilter<Image3F>;
     auto filter = FilterType::New();
@@ -143,7 +147,7 @@ TEST(TotalVariationFilter, KeepsMetadataAndReportsTheBackend)
     EXPECT_EQ(out->GetDirection(), input->GetDirection());
     EXPECT_EQ(out->GetLargestPossibleRegion(), input->GetLargestPossibleRegion());
     const std::string used = filter->GetBackendUsed();
-    EXPECT_EQ(used.rfind(backend == gpur::Backend::CPU ? "CPU" : "OpenCL", 0), 0u) << used;
+    EXPECT_EQ(used.rfind(backend == itk::GPURestorationEnums::Backend::CPU ? "CPU" : "OpenCL", 0), 0u) << used;
     EXPECT_TRUE(filter->GetConverged());
     EXPECT_LE(filter->GetRelativeGap(), 1e-4);
     std::ostringstream print;
@@ -155,7 +159,7 @@ TEST(TotalVariationFilter, KeepsMetadataAndReportsTheBackend)
 TEST(TotalVariationFilter, CPUAndOpenCLAgreeThroughTheFilter)
 {
   auto input = MakeNoisyImage<Image2F>(48);
-  auto run = [&](gpur::Backend backend)
+  auto run = [&](itk::GPURestorationEnums::Backend backend)
   {
     auto filter = itk::TotalVariationDenoisingImageFilter<Image2F>::New();
     filter->SetInput(input);
@@ -165,7 +169,7 @@ TEST(TotalVariationFilter, CPUAndOpenCLAgreeThroughTheFilter)
     filter->Update();
     return Pixels(filter->GetOutput());
   };
-  const auto cpu = run(gpur::Backend::CPU), ocl = run(gpur::Backend::OpenCL);
+  const auto cpu = run(itk::GPURestorationEnums::Backend::CPU), ocl = run(itk::GPURestorationEnums::Backend::OpenCL);
   EXPECT_LE(gpur::MaxAbsDifference(cpu.data(), ocl.data(), cpu.size()), 1e-4);
 }
 
@@ -176,7 +180,7 @@ TEST(TotalVariationFilter, DeviceMemoryLimitStreamsWithTheSameResult)
   {
     auto filter = itk::TotalVariationDenoisingImageFilter<Image3F>::New();
     filter->SetInput(input);
-    filter->SetBackend(gpur::Backend::OpenCL);
+    filter->SetBackend(itk::GPURestorationEnums::Backend::OpenCL);
     filter->SetMaximumNumberOfIterations(20);
     filter->SetGapTolerance(0.0);
     filter->SetExchangeInterval(2); // halos of 3 slices: regions of 8 fit the limit
@@ -192,7 +196,7 @@ TEST(TotalVariationFilter, DeviceMemoryLimitStreamsWithTheSameResult)
 
   auto filter = itk::TotalVariationDenoisingImageFilter<Image3F>::New();
   filter->SetInput(input);
-  filter->SetBackend(gpur::Backend::OpenCL);
+  filter->SetBackend(itk::GPURestorationEnums::Backend::OpenCL);
   filter->SetDeviceMemoryLimit(64 * 1024); // less than two padded regions
   EXPECT_THROW(filter->Update(), itk::ExceptionObject);
 }
@@ -204,7 +208,7 @@ TEST(TotalVariationFilter, UsesThePhysicalSpacing)
   auto input = MakeNoisyImage<Image2F>(32);
   auto filter = itk::TotalVariationDenoisingImageFilter<Image2F>::New();
   filter->SetInput(input);
-  filter->SetBackend(gpur::Backend::CPU);
+  filter->SetBackend(itk::GPURestorationEnums::Backend::CPU);
   filter->Update();
   const auto withSpacing = Pixels(filter->GetOutput());
 
@@ -284,7 +288,7 @@ TEST(TotalVariationFilter, NonConvergenceIsAnITKWarning)
   auto input = MakeNoisyImage<Image2F>(32);
   auto filter = itk::TotalVariationDenoisingImageFilter<Image2F>::New();
   filter->SetInput(input);
-  filter->SetBackend(gpur::Backend::CPU);
+  filter->SetBackend(itk::GPURestorationEnums::Backend::CPU);
   filter->SetLambda(4.0);
   filter->SetMaximumNumberOfIterations(20); // far too few for the default tolerance 1e-4
   {
@@ -334,7 +338,7 @@ TEST(TotalVariationFilter, AbortOnOpenCLTakesEffectWithinASecond)
   std::copy(noisy.begin(), noisy.end(), input->GetBufferPointer());
   auto filter = itk::TotalVariationDenoisingImageFilter<Image3F>::New();
   filter->SetInput(input);
-  filter->SetBackend(gpur::Backend::OpenCL);
+  filter->SetBackend(itk::GPURestorationEnums::Backend::OpenCL);
   filter->SetGapTolerance(0.0);
   filter->SetMaximumNumberOfIterations(2000);
   struct State
@@ -369,7 +373,9 @@ TEST(TotalVariationFilter, AbortOnOpenCLTakesEffectWithinASecond)
 
 TEST(TotalVariationFilter, BadInputThrowsITKExceptions)
 {
-  auto expectMessage = [](itk::ProcessObject * filter, const std::string & text)
+  // Every engine error (gpur::InvalidArgument, OpenCLError, ...) arrives as an itk::ExceptionObject of
+  // the filter, with no output and no BackendUsed left behind (itk::GPURestorationImageFilter).
+  auto expectMessage = [](const auto & filter, const std::string & text)
   {
     try
     {
@@ -379,7 +385,11 @@ TEST(TotalVariationFilter, BadInputThrowsITKExceptions)
     catch (const itk::ExceptionObject & e)
     {
       EXPECT_NE(std::string(e.GetDescription()).find(text), std::string::npos) << e.GetDescription();
+      EXPECT_NE(std::string(e.GetDescription()).find("TotalVariationDenoisingImageFilter"), std::string::npos)
+        << e.GetDescription();
     }
+    EXPECT_EQ(filter->GetOutput()->GetBufferPointer(), nullptr) << "no partial output";
+    EXPECT_EQ(std::string(filter->GetBackendUsed()), "");
   };
   auto input = MakeNoisyImage<Image2F>(10);
   auto filter = itk::TotalVariationDenoisingImageFilter<Image2F>::New();
@@ -411,9 +421,64 @@ TEST(TotalVariationFilter, BadInputThrowsITKExceptions)
 
   auto f2 = itk::TotalVariationDenoisingImageFilter<Image2F>::New();
   f2->SetInput(MakeNoisyImage<Image2F>(10));
-  f2->SetBackend(gpur::Backend::OpenCL);
+  f2->SetBackend(itk::GPURestorationEnums::Backend::OpenCL);
   f2->SetDevice("no-such-device-xyz");
   expectMessage(f2, "matches no device");
+}
+
+TEST(TotalVariationFilter, EnumsAtTheITKAPI)
+{
+  // ITK 5 style enum classes, twins of the engine's: the same names, converted in one place.
+  using Filter = itk::TotalVariationDenoisingImageFilter<Image2F>;
+  using Backend = Filter::BackendEnum;
+  using Algorithm = Filter::AlgorithmEnum;
+  static_assert(std::is_same<Backend, itk::GPURestorationEnums::Backend>::value, "the shared backend enum");
+  static_assert(std::is_same<Filter::BackendType, Backend>::value &&
+                  std::is_same<Filter::AlgorithmType, Algorithm>::value,
+                "the earlier type names remain");
+  for (const gpur::Backend engine : { gpur::Backend::Auto, gpur::Backend::CPU, gpur::Backend::OpenCL })
+  {
+    const Backend value = itk::GPURestoration::FromEngine<Backend>(engine);
+    EXPECT_EQ(itk::GPURestoration::ToEngine(value), engine);
+    std::ostringstream name;
+    name << value;
+    EXPECT_EQ(name.str(), gpur::ToString(engine));
+  }
+  for (const gpur::TVAlgorithm engine :
+       { gpur::TVAlgorithm::ChambollePock, gpur::TVAlgorithm::AcceleratedChambollePock, gpur::TVAlgorithm::PDU })
+  {
+    const Algorithm value = itk::GPURestoration::FromEngine<Algorithm>(engine);
+    EXPECT_EQ(itk::GPURestoration::ToEngine(value), engine);
+    std::ostringstream name;
+    name << value;
+    EXPECT_EQ(name.str(), gpur::ToString(engine));
+  }
+  EXPECT_EQ(itk::GPURestoration::ToEngine(Algorithm::PDU), gpur::TVAlgorithm::PDU);
+  EXPECT_EQ(itk::GPURestoration::ToEngine(Backend::OpenCL), gpur::Backend::OpenCL);
+
+  // The filter hands its choice to the engine: PDU and CP give other iterates than the default.
+  auto input = MakeNoisyImage<Image2F>(16);
+  auto run = [&](Algorithm algorithm)
+  {
+    auto filter = Filter::New();
+    filter->SetInput(input);
+    filter->SetBackend(Backend::CPU);
+    filter->SetAlgorithm(algorithm);
+    filter->SetGapTolerance(0.0);
+    filter->SetMaximumNumberOfIterations(5);
+    filter->Update();
+    std::ostringstream print;
+    filter->Print(print);
+    EXPECT_NE(print.str().find("Backend: CPU"), std::string::npos) << print.str();
+    std::ostringstream name;
+    name << "Algorithm: " << algorithm << "\n";
+    EXPECT_NE(print.str().find(name.str()), std::string::npos) << print.str();
+    return Pixels(filter->GetOutput());
+  };
+  const auto acp = run(Algorithm::AcceleratedChambollePock), cp = run(Algorithm::ChambollePock),
+             pdu = run(Algorithm::PDU);
+  EXPECT_GT(gpur::MaxAbsDifference(acp.data(), cp.data(), acp.size()), 1e-6);
+  EXPECT_GT(gpur::MaxAbsDifference(acp.data(), pdu.data(), acp.size()), 1e-6);
 }
 
 TEST(TotalVariationFilter, KernelBuildFailureCarriesTheBuildLog)
@@ -423,7 +488,7 @@ TEST(TotalVariationFilter, KernelBuildFailureCarriesTheBuildLog)
   setenv("ITKGPUR_KERNEL_DIR", GPUR_BROKEN_KERNEL_DIR, 1);
   auto filter = itk::TotalVariationDenoisingImageFilter<Image2F>::New();
   filter->SetInput(MakeNoisyImage<Image2F>(10));
-  filter->SetBackend(gpur::Backend::OpenCL);
+  filter->SetBackend(itk::GPURestorationEnums::Backend::OpenCL);
   try
   {
     filter->Update();

@@ -47,9 +47,9 @@ GenerateInput(const std::string & path)
 }
 
 int
-Denoise(const std::string & input, const std::string & output, double lambda, gpur::Backend backend)
+Denoise(const std::string & input, const std::string & output, double lambda, itk::GPURestorationEnums::Backend backend)
 {
-  if (backend == gpur::Backend::OpenCL && gpur::ListDevices().empty())
+  if (backend == itk::GPURestorationEnums::Backend::OpenCL && gpur::ListDevices().empty())
   {
     std::cout << "No OpenCL device: skipped.\n";
     return kSkipped;
@@ -87,7 +87,10 @@ main(int argc, char * argv[])
                 << "       " << argv[0] << " --generate-input <input>\n";
       return EXIT_FAILURE;
     }
-    return Denoise(argv[1], argv[2], std::stod(argv[3]), gpur::ParseBackend(argv[4]));
+    return Denoise(argv[1],
+                   argv[2],
+                   std::stod(argv[3]),
+                   itk::GPURestoration::FromEngine<itk::GPURestorationEnums::Backend>(gpur::ParseBackend(argv[4])));
   }
   catch (const std::exception & e)
   {

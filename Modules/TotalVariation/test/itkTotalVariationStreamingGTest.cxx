@@ -108,7 +108,7 @@ struct Chunks
 
 template<typename TFilter>
 void
-Configure(TFilter * filter, gpur::Backend backend)
+Configure(TFilter * filter, itk::GPURestorationEnums::Backend backend)
 {
   filter->SetBackend(backend);
   filter->SetLambda(10.0);
@@ -120,7 +120,7 @@ Configure(TFilter * filter, gpur::Backend backend)
 template<typename TImage>
 typename TImage::Pointer
 WholeVolume(const TImage * input,
-            gpur::Backend backend,
+            itk::GPURestorationEnums::Backend backend,
             unsigned iterations = Iterations,
             double gapTolerance = 0.0,
             unsigned gapCheckInterval = 10)
@@ -155,20 +155,20 @@ ExpectSameGeometry(const TImage * a, const TImage * b)
   EXPECT_EQ(a->GetDirection(), b->GetDirection());
 }
 
-std::vector<gpur::Backend>
+std::vector<itk::GPURestorationEnums::Backend>
 Backends()
 {
-  std::vector<gpur::Backend> backends{ gpur::Backend::CPU };
+  std::vector<itk::GPURestorationEnums::Backend> backends{ itk::GPURestorationEnums::Backend::CPU };
   if (gpur::HaveOpenCLDevice())
-    backends.push_back(gpur::Backend::OpenCL);
+    backends.push_back(itk::GPURestorationEnums::Backend::OpenCL);
   return backends;
 }
 
 /** The CPU must be exact; OpenCL is allowed float rounding (chunks change the launch sizes), measured 0. */
 double
-Tolerance(gpur::Backend backend)
+Tolerance(itk::GPURestorationEnums::Backend backend)
 {
-  return backend == gpur::Backend::CPU ? 0.0 : 1e-6;
+  return backend == itk::GPURestorationEnums::Backend::CPU ? 0.0 : 1e-6;
 }
 
 } // namespace
@@ -181,7 +181,7 @@ TEST(TotalVariationStreaming, MHAReaderToStreamingMHAWriterEqualsTheWholeVolume)
   constexpr unsigned Divisions = 5;
   for (const auto backend : Backends())
   {
-    SCOPED_TRACE(gpur::ToString(backend));
+    SCOPED_TRACE(::testing::Message() << backend);
     auto reader = itk::ImageFileReader<Image3F>::New();
     reader->SetFileName(input.Path());
     auto filter = TVFilter3::New();
@@ -226,7 +226,7 @@ TEST(TotalVariationStreaming, MHAReaderToStreamingMHAWriterEqualsTheWholeVolume)
     ExpectSameGeometry(written.GetPointer(), volume.GetPointer());
     const auto reference = WholeVolume(volume.GetPointer(), backend);
     const double difference = MaxDifference(written.GetPointer(), reference.GetPointer());
-    std::cout << gpur::ToString(backend) << ": streamed vs whole volume, max |diff| " << difference << "\n";
+    std::cout << backend << ": streamed vs whole volume, max |diff| " << difference << "\n";
     EXPECT_LE(difference, Tolerance(backend));
   }
 }
@@ -243,7 +243,7 @@ TEST(TotalVariationStreaming, NRRDIsReadAndWrittenWhole)
   const TempFile nrrdIn("in.nrrd"), mhaIn("in2.mha"), mhaOut("out2.mha"), nrrdOut("out.nrrd");
   itk::WriteImage(volume, nrrdIn.Path());
   itk::WriteImage(volume, mhaIn.Path());
-  const auto reference = WholeVolume(volume.GetPointer(), gpur::Backend::CPU);
+  const auto reference = WholeVolume(volume.GetPointer(), itk::GPURestorationEnums::Backend::CPU);
   constexpr unsigned Divisions = 5;
   const auto whole = volume->GetLargestPossibleRegion();
 
@@ -254,7 +254,7 @@ TEST(TotalVariationStreaming, NRRDIsReadAndWrittenWhole)
     reader->SetFileName(nrrdIn.Path());
     auto filter = TVFilter3::New();
     filter->SetInput(reader->GetOutput());
-    Configure(filter.GetPointer(), gpur::Backend::CPU);
+    Configure(filter.GetPointer(), itk::GPURestorationEnums::Backend::CPU);
     Chunks<Image3F> chunks;
     chunks.Watch(filter.GetPointer());
     auto writer = itk::ImageFileWriter<Image3F>::New();
@@ -277,7 +277,7 @@ TEST(TotalVariationStreaming, NRRDIsReadAndWrittenWhole)
     reader->SetFileName(mhaIn.Path());
     auto filter = TVFilter3::New();
     filter->SetInput(reader->GetOutput());
-    Configure(filter.GetPointer(), gpur::Backend::CPU);
+    Configure(filter.GetPointer(), itk::GPURestorationEnums::Backend::CPU);
     Chunks<Image3F> chunks;
     chunks.Watch(filter.GetPointer());
     auto writer = itk::ImageFileWriter<Image3F>::New();
@@ -299,7 +299,7 @@ TEST(TotalVariationStreaming, NRRDIsReadAndWrittenWhole)
     reader->SetFileName(mhaIn.Path());
     auto filter = TVFilter3::New();
     filter->SetInput(reader->GetOutput());
-    Configure(filter.GetPointer(), gpur::Backend::CPU);
+    Configure(filter.GetPointer(), itk::GPURestorationEnums::Backend::CPU);
     Chunks<Image3F> chunks;
     chunks.Watch(filter.GetPointer());
     auto streamer = itk::StreamingImageFilter<Image3F, Image3F>::New();
@@ -320,7 +320,7 @@ TEST(TotalVariationStreaming, TwoDimensional)
   const auto image = MakeVolume<Image2F>();
   for (const auto backend : Backends())
   {
-    SCOPED_TRACE(gpur::ToString(backend));
+    SCOPED_TRACE(::testing::Message() << backend);
     auto filter = itk::TotalVariationDenoisingImageFilter<Image2F>::New();
     filter->SetInput(image);
     Configure(filter.GetPointer(), backend);
@@ -338,7 +338,7 @@ TEST(TotalVariationStreaming, TwoDimensional)
     const auto reference = WholeVolume(image.GetPointer(), backend);
     ExpectSameGeometry(streamer->GetOutput(), image.GetPointer());
     const double difference = MaxDifference(streamer->GetOutput(), reference.GetPointer());
-    std::cout << gpur::ToString(backend) << ": 2D streamed vs whole image, max |diff| " << difference << "\n";
+    std::cout << backend << ": 2D streamed vs whole image, max |diff| " << difference << "\n";
     EXPECT_LE(difference, Tolerance(backend));
   }
 }
@@ -349,7 +349,7 @@ TEST(TotalVariationStreaming, GapStopIsOffInChunksAndAWholeImageRequestIsSolvedO
   // A loose tolerance checked every iteration stops the whole volume early (gap 0.23 at iteration 4)...
   auto early = TVFilter3::New();
   early->SetInput(volume);
-  Configure(early.GetPointer(), gpur::Backend::CPU);
+  Configure(early.GetPointer(), itk::GPURestorationEnums::Backend::CPU);
   early->SetGapTolerance(0.3);
   early->SetGapCheckInterval(1);
   early->Update();
@@ -361,7 +361,7 @@ TEST(TotalVariationStreaming, GapStopIsOffInChunksAndAWholeImageRequestIsSolvedO
   // ...but streamed chunks ignore it and run all the iterations: the fixed-count result.
   auto filter = TVFilter3::New();
   filter->SetInput(volume);
-  Configure(filter.GetPointer(), gpur::Backend::CPU);
+  Configure(filter.GetPointer(), itk::GPURestorationEnums::Backend::CPU);
   filter->SetGapTolerance(0.3);
   filter->SetGapCheckInterval(1);
   Chunks<Image3F> chunks;
@@ -377,7 +377,7 @@ TEST(TotalVariationStreaming, GapStopIsOffInChunksAndAWholeImageRequestIsSolvedO
   std::ostringstream print;
   filter->Print(print);
   EXPECT_NE(print.str().find("a streamed chunk: fixed iterations, gap stop off"), std::string::npos) << print.str();
-  const auto fixed = WholeVolume(volume.GetPointer(), gpur::Backend::CPU);
+  const auto fixed = WholeVolume(volume.GetPointer(), itk::GPURestorationEnums::Backend::CPU);
   EXPECT_EQ(MaxDifference(streamer->GetOutput(), fixed.GetPointer()), 0.0);
   EXPECT_GT(MaxDifference(streamer->GetOutput(), early->GetOutput()), 1e-3);
 
@@ -386,7 +386,7 @@ TEST(TotalVariationStreaming, GapStopIsOffInChunksAndAWholeImageRequestIsSolvedO
   // later chunks find their region computed.
   auto once = TVFilter3::New();
   once->SetInput(volume);
-  Configure(once.GetPointer(), gpur::Backend::CPU);
+  Configure(once.GetPointer(), itk::GPURestorationEnums::Backend::CPU);
   once->SetMaximumNumberOfIterations(40);
   once->SetGapTolerance(0.01);
   once->SetGapCheckInterval(2);
@@ -400,7 +400,7 @@ TEST(TotalVariationStreaming, GapStopIsOffInChunksAndAWholeImageRequestIsSolvedO
   EXPECT_EQ(onceChunks.requested[0], volume->GetLargestPossibleRegion());
   EXPECT_FALSE(once->GetStreamedChunk());
   EXPECT_TRUE(once->GetConverged());
-  const auto onceWhole = WholeVolume(volume.GetPointer(), gpur::Backend::CPU, 40, 0.01, 2);
+  const auto onceWhole = WholeVolume(volume.GetPointer(), itk::GPURestorationEnums::Backend::CPU, 40, 0.01, 2);
   EXPECT_EQ(MaxDifference(onceStreamer->GetOutput(), onceWhole.GetPointer()), 0.0);
 }
 
@@ -454,7 +454,7 @@ TEST(TotalVariationStreaming, TheStatisticalFilterDoesNotStream)
   using StatisticalFilter = itk::StatisticalTVImageFilter<Image3F>;
   auto configure = [](StatisticalFilter * filter)
   {
-    filter->SetBackend(gpur::Backend::CPU);
+    filter->SetBackend(itk::GPURestorationEnums::Backend::CPU);
     filter->SetMaximumNumberOfIterations(Iterations);
     filter->SetGapTolerance(0.0);
   };

@@ -818,6 +818,9 @@ PYBIND11_MODULE(_core, m)
   static py::handle abortedType = py::exception<gpur::Aborted>(m, "Aborted", PyExc_RuntimeError).release();
   static py::handle numericalErrorType =
     py::exception<gpur::NumericalError>(m, "NumericalError", PyExc_ArithmeticError).release();
+  // A ValueError of its own type, so that the package can add how to fix the right-hand side.
+  static py::handle incompatibleType =
+    py::exception<gpur::IncompatibleRightHandSide>(m, "IncompatibleRightHandSide", PyExc_ValueError).release();
   // One translator, so the order is explicit: most derived engine errors first.
   py::register_exception_translator(
     [](std::exception_ptr p)
@@ -832,6 +835,10 @@ PYBIND11_MODULE(_core, m)
       catch (const gpur::Aborted & e)
       {
         PyErr_SetString(abortedType.ptr(), e.what());
+      }
+      catch (const gpur::IncompatibleRightHandSide & e)
+      {
+        PyErr_SetString(incompatibleType.ptr(), e.what());
       }
       catch (const gpur::InvalidArgument & e)
       {
@@ -862,6 +869,30 @@ PYBIND11_MODULE(_core, m)
     py::arg("left_neumann"),
     py::arg("right_neumann"),
     "gpur::MakeSecondDifferenceAxis as (A diagonal, A off-diagonal, M diagonal, M off-diagonal)");
+  m.def(
+    "poisson_axes",
+    [](const std::vector<py::ssize_t> & shape, const std::vector<double> & spacing, const std::vector<bool> & neumann)
+    {
+      // gpur::MakePoissonOperator, the operator of itk::PSCRPoissonSolver; the engine's axes are x first.
+      std::vector<gpur::BoundaryCondition> conditions;
+      for (auto axis = neumann.rbegin(); axis != neumann.rend(); ++axis)
+      {
+        conditions.push_back(Condition(*axis));
+      }
+      const gpur::SeparableOperator<double> op =
+        gpur::MakePoissonOperator(GridOf(shape.data(), shape.size(), spacing), conditions);
+      py::list axes;
+      for (auto axis = op.axes.rbegin(); axis != op.axes.rend(); ++axis)
+      {
+        axes.append(AxisArrays(*axis));
+      }
+      return axes;
+    },
+    py::arg("shape"),
+    py::arg("spacing"),
+    py::arg("neumann"),
+    "the axes of gpur::MakePoissonOperator for an array's shape, spacing and per-axis Neumann flags (array-axis "
+    "order), each as (A diagonal, A off-diagonal, M diagonal, M off-diagonal)");
   m.def(
     "p1_axis",
     [](const std::vector<double> & nodes, bool leftNeumann, bool rightNeumann, bool consistent)

@@ -4,7 +4,8 @@ The discrete problem is the one ``itk::PSCRPoissonSolver`` solves:
 ``-Lap_h u + shift * u = f`` with the second-order finite-difference Laplacian
 in physical units (each axis' second difference divided by its spacing
 squared), on the grid of the right-hand side. It is the separable operator of
-``SeparableSolver`` with one ``second_difference_axis`` per array axis.
+``SeparableSolver`` with one ``second_difference_axis`` per array axis, built by
+the engine's ``gpur::MakePoissonOperator`` as the filter's is.
 """
 
 import numbers
@@ -13,7 +14,8 @@ import numpy as np
 
 from ._denoise import prepare_image
 from ._images import to_array
-from ._separable import SeparableSolver, boundary_name, second_difference_axis
+from . import _core
+from ._separable import AxisFactors, SeparableSolver, boundary_name
 
 
 def _boundaries(boundary, ndim):
@@ -87,7 +89,8 @@ class PoissonSolver(SeparableSolver):
             raise ValueError(f"shape {shape} is a single voxel; the solver needs at least 2 voxels")
         self.spacing = _spacing(spacing, ndim)
         self.boundary = _boundaries(boundary, ndim)
-        axes = [second_difference_axis(n, h, b, b) for n, h, b in zip(shape, self.spacing, self.boundary)]
+        neumann = [b == "neumann" for b in self.boundary]
+        axes = [AxisFactors(*arrays) for arrays in _core.poisson_axes(shape, self.spacing, neumann)]
         super().__init__(
             axes,
             shift,

@@ -420,10 +420,8 @@ class SeparableSolver:
             u, accuracy = self._plan.solve(array)
         except NumericalError as e:
             raise NumericalError(_python_terms(str(e))) from None
-        except ValueError as e:
-            if self.singular and "not compatible" in str(e):
-                raise ValueError(f"{e}. {self._incompatible_hint()}") from None
-            raise
+        except _core.IncompatibleRightHandSide as e:
+            raise ValueError(f"{e}. {self._incompatible_hint()}") from None
         backend, device, description = self._plan.backend
         report = {"backend": backend, "device": device, "description": description}
         report.update(self._settings())
