@@ -23,6 +23,13 @@ using ParallelForFunction = std::function<void(std::size_t n, const RangeBody & 
 ParallelForFunction
 MakeThreadParallelFor(unsigned threads = 0);
 
+/** The caller's parallel loop, or the default one (MakeThreadParallelFor()) when it is empty. */
+inline ParallelForFunction
+ResolveParallelFor(const ParallelForFunction & parallelFor)
+{
+  return parallelFor ? parallelFor : MakeThreadParallelFor();
+}
+
 /**
  * Sums per-chunk values computed by `body(begin, end, acc)` in double; `acc`
  * holds `width` accumulators. The chunking is fixed (64 chunks at most), so the

@@ -31,6 +31,27 @@ using ProgressCallback = std::function<bool(const Progress &)>;
 Progress
 IterationProgress(unsigned done, unsigned maximum);
 
+/** The progress of a run measured in simulated time: t of [t0, t1]. */
+Progress
+TimeProgress(double t, double t0, double t1);
+
+/**
+ * The progress of outer iteration `outer` (1-based) of at most `outerMaximum`
+ * while its inner run stands at `inner`: the fraction counts the outer
+ * iterations done plus the inner run's fraction of the current one; done and
+ * maximum are the inner run's. The message reads "<outerName> 2 of at most 8:
+ * <inner message>".
+ */
+Progress
+NestedProgress(const std::string & outerName, unsigned outer, unsigned outerMaximum, const Progress & inner);
+
+/** A callback for the inner runs of outer iteration outer() that reports NestedProgress to `callback` (null: null). */
+ProgressCallback
+NestedCallback(const ProgressCallback & callback,
+               const std::string & outerName,
+               std::function<unsigned()> outer,
+               unsigned outerMaximum);
+
 /**
  * Reports `progress` to the callback, if any, and throws gpur::Aborted when it
  * returns false: the one place where an engine's run stops on request.

@@ -13,13 +13,6 @@ namespace gpur
 namespace pscr
 {
 
-/** The caller's parallel loop, or std::thread over all cores when it is empty. */
-inline ParallelForFunction
-ResolveParallelFor(const ParallelForFunction & parallelFor)
-{
-  return parallelFor ? parallelFor : MakeThreadParallelFor();
-}
-
 /**
  * body(0, n) on this thread when `parallelFor` is null, else split by it. An
  * exception thrown by the body on a worker thread is carried to the caller

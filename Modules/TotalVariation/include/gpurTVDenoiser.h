@@ -202,6 +202,16 @@ ContinueTV(const Real * f,
            const ProgressCallback & callback = ProgressCallback());
 
 /**
+ * The padding, in voxels per side, that keeps a block's interior exact, bit
+ * for bit, through `iterations` iterations without an exchange: iterations + 1
+ * (the TV layout's stencil radius of one voxel per iteration, see
+ * FieldLayout::Halo). Rounds of ContinueTV on chunks (dask) and ITK streaming
+ * of a fixed iteration count pad by it.
+ */
+std::size_t
+TVHalo(unsigned iterations);
+
+/**
  * Statistical (noise-weighted) TV, the thesis' S-PDU model (eq. 2.5):
  *   min_u  (lambda/2) sum_i (u_i - f_i)^2 / w_i + TV(u),
  * with w_i > 0 the noise variance of voxel i (or a power of it, normalised):

@@ -187,11 +187,12 @@ public:
     return m_Report;
   }
 
-  /** Voxels by which a streamed request is padded on each side of every axis: MaximumNumberOfIterations + 1. */
+  /** Voxels by which a streamed request is padded on each side of every axis: the engine's gpur::TVHalo,
+   * MaximumNumberOfIterations + 1. */
   SizeValueType
   GetStreamingHalo() const
   {
-    return SizeValueType{ m_MaximumNumberOfIterations } + 1;
+    return static_cast<SizeValueType>(gpur::TVHalo(m_MaximumNumberOfIterations));
   }
 
 protected:

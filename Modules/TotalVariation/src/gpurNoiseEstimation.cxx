@@ -86,12 +86,6 @@ namespace
 // 1 / Phi^{-1}(3/4): sigma = kMADToSigma * median|x| for a zero-mean normal.
 constexpr double kMADToSigma = 1.482602218505602;
 
-ParallelForFunction
-OrDefault(const ParallelForFunction & parallelFor)
-{
-  return parallelFor ? parallelFor : MakeThreadParallelFor();
-}
-
 template<typename Real>
 void
 ValidateInput(const Real * f, const Grid & grid)
@@ -633,7 +627,7 @@ std::vector<Real>
 NoiseResidual(const Real * f, const Grid & grid, const ParallelForFunction & parallelFor)
 {
   ValidateInput(f, grid);
-  return Residual<Real>(f, grid, OrDefault(parallelFor));
+  return Residual<Real>(f, grid, ResolveParallelFor(parallelFor));
 }
 
 template<typename Real>
@@ -646,7 +640,7 @@ EstimateNoiseVariance(const Real * f,
 {
   ValidateInput(f, grid);
   options.Validate();
-  const ParallelForFunction pf = OrDefault(parallelFor);
+  const ParallelForFunction pf = ResolveParallelFor(parallelFor);
   const std::size_t n = grid.Count();
   const unsigned R = options.WindowRadius(grid.dimension);
 
@@ -768,7 +762,7 @@ EstimateNoiseSigma(const Real * f,
 {
   ValidateInput(f, grid);
   options.Validate();
-  const ParallelForFunction pf = OrDefault(parallelFor);
+  const ParallelForFunction pf = ResolveParallelFor(parallelFor);
   NoiseEstimationReport local;
   NoiseEstimationReport & out = report ? *report : local;
   out = NoiseEstimationReport();

@@ -217,12 +217,18 @@ DenoiseStatisticalTV(const Real * f,
 
   // The TV driver is scale-covariant (gpurTVDenoiser.h), and the discrepancy
   // sum (u - f)^2 / var / N is scale-free, so the search needs no rescaling.
+  // The search's solves are the outer iterations of its progress.
+  const ProgressCallback progress =
+    parameters.automaticLambda
+      ? NestedCallback(
+          callback, "lambda solve", [&report] { return report.solves + 1; }, parameters.maximumLambdaSolves)
+      : callback;
   auto solve = [&](double lambda, unsigned maxIterations)
   {
     TVParameters tv = parameters.tv;
     tv.lambda = lambda;
     tv.maxIterations = maxIterations;
-    report.tv = DenoiseWeightedTV(f, w.empty() ? nullptr : w.data(), u, grid, tv, execution, callback);
+    report.tv = DenoiseWeightedTV(f, w.empty() ? nullptr : w.data(), u, grid, tv, execution, progress);
     report.lambda = lambda;
     report.discrepancy = Discrepancy(f, u, variance, n);
     report.lambdaHistory.push_back(

@@ -1,11 +1,10 @@
 #include "gpurTVDenoiser.h"
 
+#include "gpurDecomposition.h"
 #include "gpurError.h"
 #include "gpurFiniteDifference.h"
-#include "gpurTVSlabStepper.h"
+#include "gpurIterativeDriver.h"
 #include "gpurTVStepper.h"
-#include "gpurTVStreamStepper.h"
-#include "gpurStopwatch.h"
 #include "gpurTVScaling.h"
 #include "gpurTVSchedule.h"
 #include "gpurValidate.h"
@@ -279,7 +278,10 @@ struct TVRun
   double meanWeight = 1.0;
 };
 
-/** Runs iterations [first, first + count); with checkGap, stops early at the gap tolerance. */
+/**
+ * Runs iterations [first, first + count) of the schedule through the core's
+ * driver; with checkGap, stops early at the gap tolerance.
+ */
 template<typename Real>
 void
 RunIterations(TVStepper<Real> & stepper,
@@ -299,33 +301,27 @@ RunIterations(TVStepper<Real> & stepper,
     schedule.Next(k); // the accelerated schedule's steps depend on all earlier ones
   }
   const unsigned end = first + count;
-  for (unsigned k = first; k < end; ++k)
+  StepLoop loop;
+  loop.maximumSteps = count;
+  loop.step = [&](unsigned done)
   {
-    const TVStep step = run.scale.Apply(schedule.Next(k));
-    if (step.primalFirst)
-    {
-      stepper.Primal(step);
-      stepper.Dual(step);
-    }
-    else
-    {
-      stepper.Dual(step);
-      stepper.Primal(step);
-    }
-    stepper.EndIteration();
-    report.iterations = k + 1 - first;
-    ReportProgress(callback, IterationProgress(k + 1, end));
+    const unsigned k = first + done;
+    stepper.Advance(run.scale.Apply(schedule.Next(k)));
+    report.iterations = done + 1;
     if (checkGap && (k + 1) % parameters.gapCheckInterval == 0)
     {
-      SetEnergies(report, run.scale.ToCaller(stepper.Energies(0, run.grid.size[2])), parameters.lambda, dataEnergy);
+      SetEnergies(report, run.scale.ToCaller(stepper.Measure(0, run.grid.size[2])), parameters.lambda, dataEnergy);
       report.gapHistory.emplace_back(k + 1, report.relativeGap);
       if (WithinTolerance(report.relativeGap, parameters.gapTolerance))
       {
         report.converged = true;
-        return;
+        return StepVerdict::Finished;
       }
     }
-  }
+    return StepVerdict::Accepted;
+  };
+  loop.progress = [&](unsigned done) { return IterationProgress(first + done, end); };
+  RunSteps(loop, callback);
 }
 
 /**
@@ -376,11 +372,11 @@ PrepareRun(const Real * f,
 }
 
 /**
- * The stepper of a run: the CPU reference, one OpenCL device, or z-slabs over
- * several devices (3D volumes thick enough for slabs of exchangeInterval + 1
- * slices). A device whose part does not fit in its memory budget
- * (execution.deviceMemoryLimit) streams it through host memory. Trims
- * backend.devices to the devices used.
+ * The stepper of a run (gpurDecomposition.h): the CPU reference, one OpenCL
+ * device, or z-slabs over several devices exchanging halos every
+ * exchangeInterval iterations; a device whose part does not fit in its memory
+ * budget streams it through host memory. Trims backend.devices to the devices
+ * used.
  */
 template<typename Real>
 std::unique_ptr<TVStepper<Real>>
@@ -391,29 +387,24 @@ MakeStepper(const Real * f,
             ResolvedBackend & backend,
             const ExecutionOptions & execution)
 {
-  const bool usesBar = parameters.algorithm != TVAlgorithm::PDU;
-  if (backend.backend != Backend::OpenCL)
-  {
-    return MakeTVStepperCPU(
-      f, weight, grid, usesBar, execution.parallelFor ? execution.parallelFor : MakeThreadParallelFor());
-  }
-  const std::size_t slabs = TVSlabCount(grid, backend.devices.size(), parameters.exchangeInterval + 1);
-  backend.devices.resize(slabs);
-  const auto devices = backend.devices;
-  const std::uint64_t limit = execution.deviceMemoryLimit;
-  const unsigned interval = parameters.exchangeInterval;
-  if (slabs < 2)
-  {
-    return MakeTVDeviceStepper(f, weight, grid, usesBar, backend.device, limit, interval);
-  }
-  return MakeTVSlabStepper<Real>(
-    f,
-    weight,
-    grid,
-    slabs,
-    interval,
-    [&devices, usesBar, limit, interval](std::size_t s, const Real * sf, const Real * sw, const Grid & sub)
-    { return MakeTVDeviceStepper(sf, sw, sub, usesBar, devices[s], limit, interval); });
+  const FieldLayout layout =
+    MakeTVLayout(grid, weight != nullptr, parameters.algorithm != TVAlgorithm::PDU, sizeof(Real));
+  StepperFactories<Real, TVStep, TVEnergySums> factories;
+  factories.cpu = [&layout](const std::vector<const Real *> & inputs, const Grid & g, const ParallelForFunction & pf)
+  { return MakeTVStepperCPU(layout, inputs, g, pf); };
+  factories.device = [&layout](DeviceContext & context) { return MakeTVDeviceProgram<Real>(context, layout); };
+  return MakeDecomposedStepper(
+    layout, TVInputs(f, weight), grid, backend, execution, parameters.exchangeInterval, factories);
+}
+
+/** The TV state arrays of a caller's view (input fields absent). */
+template<typename Real>
+HostFields<Real>
+StateFields(Real * u, Real * bar, Real * p)
+{
+  HostFields<Real> host;
+  host.data = { nullptr, nullptr, u, bar, p };
+  return host;
 }
 
 } // namespace
@@ -451,8 +442,7 @@ DenoiseWeightedTV(const Real * f,
   {
     throw InvalidArgument("DenoiseTV: the output array must not be null");
   }
-  const Stopwatch stopwatch;
-  TranslateCLErrors(
+  report.seconds = TimedRun(
     [&]
     {
       const auto stepper = MakeStepper(run.f, weight, run.grid, parameters, report.backend, execution);
@@ -464,19 +454,16 @@ DenoiseWeightedTV(const Real * f,
         *stepper, parameters, grid, run, 0, parameters.maxIterations, checkGap, dataEnergy, callback, report);
       if (!report.converged)
       {
-        SetEnergies(report, run.scale.ToCaller(stepper->Energies(0, run.grid.size[2])), parameters.lambda, dataEnergy);
+        SetEnergies(report, run.scale.ToCaller(stepper->Measure(0, run.grid.size[2])), parameters.lambda, dataEnergy);
         report.converged = WithinTolerance(report.relativeGap, parameters.gapTolerance);
       }
-      HostTVState<Real> output;
-      output.view.u = u;
-      stepper->Store(output, 0, run.grid.size[2]); // the only write to u: never half-written
+      stepper->Store(StateFields<Real>(u, nullptr, nullptr), 0, run.grid.size[2]); // the only write to u
       MultiplyByPowerOfTwo(u, grid.Count(), run.scale.intensity);
+      if (parameters.gapTolerance > 0.0 && !report.converged)
+      {
+        report.warnings.push_back(NonConvergenceWarning<Real>(report, parameters));
+      }
     });
-  if (parameters.gapTolerance > 0.0 && !report.converged)
-  {
-    report.warnings.push_back(NonConvergenceWarning<Real>(report, parameters));
-  }
-  report.seconds = stopwatch.Seconds();
   return report;
 }
 
@@ -528,8 +515,7 @@ ContinueTV(const Real * f,
   const std::size_t n = grid.Count();
   RequireFinite(state.u, n, "the state u");
   report.primal = report.dual = report.relativeGap = std::numeric_limits<double>::quiet_NaN();
-  const Stopwatch stopwatch;
-  TranslateCLErrors(
+  report.seconds = TimedRun(
     [&]
     {
       const auto stepper = MakeStepper(run.f, weight, run.grid, parameters, report.backend, execution);
@@ -537,23 +523,27 @@ ContinueTV(const Real * f,
       // The working state: u and ubar divided by S like f (exact), p as it is.
       const int e = run.scale.intensity;
       std::vector<Real> u, bar;
-      HostTVState<Real> host;
-      host.view = state;
+      HostFields<Real> host = StateFields<Real>(state.u, state.bar, state.p);
       if (e != 0)
       {
         u.assign(state.u, state.u + n);
         MultiplyByPowerOfTwo(u.data(), n, -e);
-        host.view.u = u.data();
+        host.data[kTVU] = u.data();
         if (state.bar != nullptr)
         {
           bar.assign(state.bar, state.bar + n);
           MultiplyByPowerOfTwo(bar.data(), n, -e);
-          host.view.bar = bar.data();
+          host.data[kTVBar] = bar.data();
         }
       }
       stepper->Load(AsConst(host), 0, run.grid.size[2]);
       RunIterations(*stepper, parameters, grid, run, first, count, false, 0.0, callback, report);
       stepper->Store(host, 0, run.grid.size[2]);
+      if (grid.dimension == 3 && grid.size[2] == 1)
+      {
+        // A single slice has no z difference: its p_z, which the steppers do not hold, is 0.
+        std::fill_n(state.p + 2 * n, n, Real(0));
+      }
       if (e != 0) // the caller's state only now, after a successful run
       {
         MultiplyByPowerOfTwo(u.data(), n, e);
@@ -565,7 +555,6 @@ ContinueTV(const Real * f,
         }
       }
     });
-  report.seconds = stopwatch.Seconds();
   return report;
 }
 

@@ -24,15 +24,6 @@ TVDeviceState<Real>::TVDeviceState(DeviceContext & context,
     pz = DeviceBuffer<Real>(context, voxels);
 }
 
-std::size_t
-WorkGroups(const ImageRange & range)
-{
-  std::size_t groups = 1;
-  for (unsigned d = 0; d < 3; ++d)
-    groups *= range.global[d] / range.local[d];
-  return groups;
-}
-
 namespace
 {
 

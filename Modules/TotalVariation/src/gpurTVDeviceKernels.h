@@ -19,18 +19,7 @@ struct TVStateLayout
   bool weighted = false; ///< w (the data-term weight)
   bool usesBar = false;  ///< ubar (the Chambolle-Pock methods)
   bool threeD = false;   ///< p_z (grids of more than one slice)
-
-  /** f, u, px, py and the optional w, ubar, pz. */
-  unsigned
-  Volumes() const
-  {
-    return 4u + (weighted ? 1u : 0u) + (usesBar ? 1u : 0u) + (threeD ? 1u : 0u);
-  }
 };
-
-/** The layout of a grid's state (p_z only with more than one slice). */
-TVStateLayout
-MakeTVStateLayout(const Grid & grid, bool weighted, bool usesBar);
 
 /** Energy partials per work-group: 4 sums (see TVEnergySums). */
 constexpr unsigned kTVEnergyPartials = 4;
@@ -47,22 +36,12 @@ struct TVDeviceState
   TVDeviceState() = default;
   TVDeviceState(DeviceContext & context, std::size_t voxels, std::size_t groups, const TVStateLayout & layout);
 
-  const DeviceBuffer<Real> &
-  Part(TVStatePart part) const
-  {
-    const DeviceBuffer<Real> * parts[] = { &u, &bar, &px, &py, &pz }; // in TVStatePart order
-    return *parts[static_cast<unsigned>(part)];
-  }
   bool
   HasBar() const
   {
     return bar.Size() > 0;
   }
 };
-
-/** The number of work-groups of a launch range. */
-std::size_t
-WorkGroups(const ImageRange & range);
 
 /**
  * The dual, primal and energy kernels built for one device and Real. Each call

@@ -3,8 +3,7 @@
 // execute the two halves of an iteration, see gpurTVGDStepper.h.
 #include "gpurTVGradientDescent.h"
 
-#include "gpurStopwatch.h"
-
+#include "gpurIterativeDriver.h"
 #include "gpurTVGDStepper.h"
 #include "gpurTVScaling.h"
 #include "gpurValidate.h"
@@ -199,8 +198,7 @@ MakeStepper(const Real * f,
   {
     return MakeTVGDStepperOpenCL(f, grid, constants, backend.device);
   }
-  return MakeTVGDStepperCPU(
-    f, grid, constants, execution.parallelFor ? execution.parallelFor : MakeThreadParallelFor());
+  return MakeTVGDStepperCPU(f, grid, constants, ResolveParallelFor(execution.parallelFor));
 }
 
 /** Throws when a norm of the descent is not finite: u left the range of the pixel type. */
@@ -253,7 +251,9 @@ Iterate(TVGDStepper<Real> & stepper,
       return;
     }
   }
-  for (unsigned k = 0; k < parameters.iterations; ++k)
+  StepLoop loop;
+  loop.maximumSteps = parameters.iterations;
+  loop.step = [&](unsigned k)
   {
     report.gradientNorm = std::sqrt(stepper.Gradient(0, slices));
     RequireFiniteDescent(report.gradientNorm, "the TV gradient norm", report.iterations);
@@ -262,7 +262,7 @@ Iterate(TVGDStepper<Real> & stepper,
       // du = 0: u is a stationary point of TV (e.g. constant); further iterations change nothing.
       report.stationary = true;
       report.residual = std::sqrt(stepper.Residual(0, slices));
-      return;
+      return StepVerdict::Halted;
     }
     const bool withResidual = target > 0.0 || k + 1 == parameters.iterations;
     const double r2 = stepper.Update(report.stepLength / report.gradientNorm, 0, slices, withResidual);
@@ -272,13 +272,10 @@ Iterate(TVGDStepper<Real> & stepper,
       report.residual = std::sqrt(r2);
       RequireFiniteDescent(report.residual, "the residual ||u - f||", report.iterations);
     }
-    ReportProgress(callback, IterationProgress(k + 1, parameters.iterations));
-    if (target > 0.0 && report.residual >= target)
-    {
-      report.targetReached = true;
-      return;
-    }
-  }
+    report.targetReached = target > 0.0 && report.residual >= target;
+    return report.targetReached ? StepVerdict::Finished : StepVerdict::Accepted;
+  };
+  RunSteps(loop, callback);
 }
 
 template<typename Real>
@@ -299,8 +296,7 @@ Run(const Real * f,
   std::vector<Real> scaledF, scaledU;
   const Real * g = ScaledByPowerOfTwo(f, n, e, scaledF);
   const TVGDParameters working = WorkingParameters(parameters, e);
-  const Stopwatch stopwatch;
-  TranslateCLErrors(
+  report.seconds = TimedRun(
     [&]
     {
       const auto stepper = MakeStepper(g, grid, working, report.backend, execution);
@@ -318,7 +314,6 @@ Run(const Real * f,
     });
   report.stepLength = parameters.StepLength(grid);
   report.residual = std::ldexp(report.residual, e);
-  report.seconds = stopwatch.Seconds();
   return report;
 }
 

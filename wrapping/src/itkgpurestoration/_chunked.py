@@ -89,8 +89,9 @@ def denoise_tv_dask(
     lam = resolve_lam(weight, lam)
     iterations = positive_int(iterations, "iterations")
     round_length = positive_int(round_length, "round_length")
-    halo = round_length + 1 if halo is None else positive_int(halo, "halo")
-    if halo < round_length + 1:
+    least = _core.tv_halo(round_length)  # the engine's rule: round_length + 1
+    halo = least if halo is None else positive_int(halo, "halo")
+    if halo < least:
         raise ValueError(
             f"halo {halo} is too thin for {round_length} iterations per round: it must be >= round_length + 1"
         )

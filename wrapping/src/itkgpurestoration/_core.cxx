@@ -908,6 +908,10 @@ PYBIND11_MODULE(_core, m)
     py::arg("consistent_mass"),
     "gpur::MakeP1Axis as (A diagonal, A off-diagonal, M diagonal, M off-diagonal)");
   m.def("list_devices", &ListDevices, "Every OpenCL device, as dicts");
+  m.def("tv_halo",
+        &gpur::TVHalo,
+        py::arg("iterations"),
+        "voxels of padding that keep a block exact through `iterations` TV iterations (iterations + 1)");
   m.def("phantom", &Phantom, py::arg("shape"), py::arg("name"), "a phantom (float32) on a unit-spacing grid");
   m.def("simulate_ct",
         &SimulateCT,
