@@ -164,7 +164,8 @@ TEST(StatisticalTVImageFilter, VarianceInputAutomaticLambdaAndGeometry)
   EXPECT_GT(PSNR(out, v.truth),
             PSNR(v.noisy, v.truth) +
               1.5); // measured +2.0 dB: the discrepancy principle smooths strongly on this small, detailed phantom
-  // The default method converges at the default tolerance (the thesis' PDU often does not in 500 iterations).
+  // The default method converges at the default tolerance (PDU [Huang2023,
+  // Algorithm 1] often does not in 500 iterations).
   EXPECT_EQ(filter->GetAlgorithm(), gpur::TVAlgorithm::AcceleratedChambollePock);
   EXPECT_TRUE(filter->GetConverged());
   std::ostringstream print;
@@ -328,7 +329,8 @@ TEST(StatisticalTVImageFilter, GradientDescentWithAnExplicitTargetOrAFixedNumber
   EXPECT_LE(fixed->GetResidual(), 12.0 + 1e-6);
   EXPECT_GT(fixed->GetResidual(), 6.0);
 
-  // The thesis' comparison (digest 3.4): iterate until ||u - f|| reaches the residual of a primal-dual run.
+  // The comparison of [Huang2023, §6.5]: iterate until ||u - f|| reaches the
+  // residual of a primal-dual run.
   auto pdu = GDFilter::New();
   pdu->SetInput(v.noisy);
   pdu->SetNoiseVariance(v.variance);
