@@ -1,5 +1,5 @@
-// PSCR Poisson benchmark (issue 5, item 8; digest seed 000 §6.2, Tables 4.1
-// and 4.3): solve time against n for the uniform-grid Dirichlet Poisson
+// PSCR Poisson benchmark (issue 5, item 8; after [Myllykoski2018, Tables 4.1
+// and 4.3]): solve time against n for the uniform-grid Dirichlet Poisson
 // problem -Laplace u = f on the unit square / cube (n unknowns per axis,
 // h = 1 / (n + 1)), float and double, PSCR radix 4 and radix 2 on the CPU
 // reference and on each OpenCL device, next to an FFTW DST-I solver on the
@@ -7,13 +7,13 @@
 // (constant coefficients, Dirichlet, equidistant grid) while PSCR takes any
 // separable tridiagonal factors.
 //
-// As in the digest's tables, initialisation (PSCR: the plan, mostly block
-// eigenproblems, and on OpenCL its upload and the kernels; FFTW: the planner),
-// host <-> device transfer and the solve are timed separately; each is the
-// best of a few runs on the same right-hand side. On OpenCL, f and u live in
-// device buffers: transfer is the upload of f plus the download of u, solve
-// the device solve until its queue is done, so the two add up to a solve on
-// host arrays. A device solve is timed through EnqueueSolve, the unchecked,
+// As in [Myllykoski2018, §4.1, Tables 4.1-4.4], initialisation (PSCR: the plan,
+// mostly block eigenproblems, and on OpenCL its upload and the kernels; FFTW:
+// the planner), host <-> device transfer and the solve are timed separately;
+// each is the best of a few runs on the same right-hand side. On OpenCL, f and
+// u live in device buffers: transfer is the upload of f plus the download of u,
+// solve the device solve until its queue is done, so the two add up to a solve
+// on host arrays. A device solve is timed through EnqueueSolve, the unchecked,
 // non-blocking call another engine chains its kernels with, which the solver
 // allows for well-posed operators such as this Poisson problem (real, positive
 // definite: PSCR lands within a small multiple of the rounding floor there);
@@ -454,10 +454,10 @@ Record(const gpur::PSCRSolveReport & report, Row & r)
 }
 
 /**
- * An OpenCL solve split as in the digest: the upload of f plus the download of
- * u (transfer) and the solve on device buffers until the queue is done (through
- * EnqueueSolve where the operator is well posed, else the checked Solve); u
- * holds the solution of the last timed solve afterwards.
+ * An OpenCL solve split as in [Myllykoski2018, Tables 4.1-4.4]: the upload of f
+ * plus the download of u (transfer) and the solve on device buffers until the
+ * queue is done (through EnqueueSolve where the operator is well posed, else
+ * the checked Solve); u holds the solution of the last timed solve afterwards.
  */
 template<typename Real>
 void
@@ -505,7 +505,8 @@ RunCase(const Case & c,
   const std::string real = std::is_same<Real, float>::value ? "float" : "double";
   const gpur::SeparableOperator<double> op = PoissonOperator(c);
   const gpur::ParallelForFunction & hostLoop = targets[0].execution.parallelFor;
-  // A random right-hand side: every eigencomponent present, as in the digest's tests.
+  // A random right-hand side: every eigencomponent present, so no part of the
+  // solve is trivial.
   std::vector<Real> f(c.Count()), u(c.Count());
   std::mt19937 rng(5);
   std::uniform_real_distribution<double> uniform(-1.0, 1.0);

@@ -1,4 +1,4 @@
-// Statistical TV for CT (Huang 2023, see gpurStatisticalTV.h): speed and quality benchmark. Prints two
+// Statistical TV for CT ([Huang2023], see gpurStatisticalTV.h): speed and quality benchmark. Prints two
 // tables and writes JSON.
 //
 // 1. Throughput: S-PDU (DenoiseStatisticalTV, PDU with variance weights) and
@@ -93,7 +93,7 @@ struct Options
 enum class Method
 {
   ROF,  ///< DenoiseTV, accelerated Chambolle-Pock, unweighted
-  PDU,  ///< DenoiseTV, the thesis' PDU, unweighted
+  PDU,  ///< DenoiseTV, PDU [Huang2023, Algorithm 1], unweighted
   SPDU, ///< DenoiseStatisticalTV: PDU with w = var^gamma / mean(var^gamma)
   TVGD  ///< DenoiseTVGD, plain TV, step in RMS units
 };
@@ -420,7 +420,8 @@ RunThroughput(const Options & o, const std::vector<Target> & targets)
             u.resize(p.f.size());
           }
           std::cerr << "statistical_tv_bench: " << Name(m) << " " << edge << "^3 on " << t.name << "...\n";
-          // lambda does not change the cost; 8 is the default, 0.004 the thesis' TV-GD step (RMS units).
+          // lambda does not change the cost; 8 is the default, 0.004 the TV-GD
+          // step (RMS units; lambda = 2 of [Huang2023, Algorithm 2] on 64^3).
           const double parameter = m == Method::TVGD ? 0.004 : 8.0;
           const gpur::bench::IterationTiming timing = gpur::bench::TimeIterations(
             [&](unsigned n) { return Run(m, p, parameter, n, t.execution, o, u, &r.devicesUsed, &r.streamRegions); },
@@ -939,7 +940,7 @@ ParseOptions(int argc, char * argv[], Options & o)
   parser.AddString("--phantoms", "LIST", "CT phantoms: machined, shepp-logan.", o.phantoms);
   parser.AddDouble("--weight-exponent",
                    "G",
-                   "S-PDU weights w = var^G / mean(var^G); 1 is the thesis' model.",
+                   "S-PDU weights w = var^G / mean(var^G); 1 is the model of Huang 2023.",
                    o.weightExponent,
                    gpur::cli::ParseNonNegativeDouble);
   parser.AddDouble("--photons",

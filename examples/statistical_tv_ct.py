@@ -9,8 +9,9 @@ ways, each with its smoothing chosen by the discrepancy principle from that
 variance (no parameter to tune; the primal-dual methods' target is calibrated
 from the noise's spectrum, TV-GD's is the noise level):
 
-- S-PDU: ``denoise_statistical_tv(noisy, variance)``, the thesis' noise-weighted
-  model (solved by the default accelerated Chambolle-Pock method);
+- S-PDU: ``denoise_statistical_tv(noisy, variance)``, the noise-weighted
+  model of [Huang2023] (see REFERENCES.md), solved by the default accelerated
+  Chambolle-Pock method;
 - plain TV: the same with ``weight_exponent=0`` (no weights);
 - TV-GD: ``method="tvgd"``, gradient descent until ||u - f||^2 = sum(var).
 
@@ -19,8 +20,8 @@ Writes a PNG panel of the middle slice
     noisy | S-PDU | plain TV | truth
 
 (uint8 over the window [0, 1], each tile enlarged 2x) and prints PSNR and SSIM
-against the truth and the SNR (mean / standard deviation, the thesis' eq. 6.7)
-in a homogeneous region of the block.
+against the truth and the SNR (mean / standard deviation, [Huang2023,
+eq. (6.7)]) in a homogeneous region of the block.
 
     python3 examples/statistical_tv_ct.py [--output out/statistical_tv_ct.png]
                                           [--photons 1000] [--backend auto|cpu|opencl] [--device SELECTION]

@@ -180,7 +180,8 @@ function(cli_stv_gain name gain)
     LABELS "cli;stv")
 endfunction()
 # Automatic lambda, the default accelerated Chambolle-Pock (PSNR 19.94 dB -> 27.06, calibrated
-# discrepancy target 0.9 for this white noise), and the thesis' PDU (needs more iterations to converge).
+# discrepancy target 0.9 for this white noise), and PDU [Huang2023, Algorithm 1]
+# (needs more iterations to converge).
 cli_stv_gain(automatic 6.5 --variance VARIANCE)
 cli_stv_gain(pdu 6.5 --variance VARIANCE --method pdu --iterations 3000)
 # The variance estimated from the image (-> 25.95, discrepancy against it 1.000).

@@ -99,12 +99,12 @@ enum class CTGeometry
  * the axis (divided by the magnification sourceToDetector / sourceToAxis), are
  * min(hx, hy) wide and hz high, enough of them to cover the whole volume's
  * shadow. Line integrals: trilinear sampling every min(hx, hy, hz) / 2 along the
- * ray from the source to the pixel centre. Reconstruction: FDK (Feldkamp, Davis
- * and Kress 1984; Kak and Slaney 1988, sec. 3.6) for the full circle: the
- * projections are weighted by D / sqrt(D^2 + u^2 + v^2) (u, v at the axis, D =
- * sourceToAxis), filtered along the detector rows by the ramp filter, and
- * back-projected with the weight D^2 / U^2 (U the voxel's distance from the
- * source along the central ray) and bilinear interpolation,
+ * ray from the source to the pixel centre. Reconstruction: FDK ([Feldkamp1984];
+ * [KakSlaney1988, §3.6]) for the full circle: the projections are weighted by
+ * D / sqrt(D^2 + u^2 + v^2) (u, v at the axis, D = sourceToAxis), filtered
+ * along the detector rows by the ramp filter, and back-projected with the
+ * weight D^2 / U^2 (U the voxel's distance from the source along the central
+ * ray) and bilinear interpolation,
  * mu(x) = (pi / A) sum_a (D / U)^2 q_a(u(x), v(x)).
  * The noise is then correlated along z too (through the bilinear interpolation
  * between detector rows) and its level follows the magnification.

@@ -27,11 +27,11 @@ double
 MaxAbsDifference(const T * a, const T * b, std::size_t n);
 
 /**
- * Parameters of the structural similarity index (Wang et al. 2004). The
+ * Parameters of the structural similarity index [Wang2004]. The
  * defaults are the standard Gaussian-window SSIM: an 11-voxel window
  * (sigma 1.5 voxels, radius int(truncate * sigma + 0.5) = 5), K1 = 0.01,
  * K2 = 0.03, C1 = (K1 L)^2, C2 = (K2 L)^2 with L = dataRange (1 for images
- * normalised to [0, 1], as in the thesis). With these defaults and
+ * normalised to [0, 1], as in [Huang2023, §6.4]). With these defaults and
  * excludeBorder the result equals scikit-image's
  * structural_similarity(a, b, data_range=L, gaussian_weights=True, sigma=1.5,
  * use_sample_covariance=False) on float64 arrays.
@@ -84,15 +84,15 @@ struct RegionStatistics
   double mean = 0.0;
   /** Population standard deviation: sqrt(sum (v - mean)^2 / count). */
   double standardDeviation = 0.0;
-  /** mean / standardDeviation (+inf for a constant region with mean > 0); the thesis' eq. 6.7. */
+  /** mean / standardDeviation (+inf for a constant region with mean > 0), [Huang2023, eq. (6.7)]. */
   double snr = 0.0;
 };
 
 /**
  * Statistics of image[i] over the voxels with mask[i] != 0. The SNR is the
- * thesis' no-reference metric SNR = mu / sigma in a homogeneous region (eq. 6.7),
- * meaningful for non-negative intensities (offset the image first otherwise).
- * Throws InvalidArgument when fewer than 2 voxels are selected.
+ * no-reference metric SNR = mu / sigma in a homogeneous region of [Huang2023,
+ * eq. (6.7)], meaningful for non-negative intensities (offset the image first
+ * otherwise). Throws InvalidArgument when fewer than 2 voxels are selected.
  */
 template<typename T>
 RegionStatistics

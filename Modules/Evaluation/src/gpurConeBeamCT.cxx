@@ -1,7 +1,7 @@
 // The cone-beam scan of SimulateCT: a circular orbit, a flat detector,
-// Poisson counts and the Feldkamp-Davis-Kress reconstruction (Feldkamp, Davis
-// and Kress 1984; Kak and Slaney 1988, sec. 3.6), with the analytic variance
-// of every voxel. See CTScanParameters in gpurCTPhantom.h.
+// Poisson counts and the Feldkamp-Davis-Kress reconstruction ([Feldkamp1984];
+// [KakSlaney1988, §3.6]), with the analytic variance of every voxel. See
+// CTScanParameters in gpurCTPhantom.h.
 #include "gpurCTSimulation.h"
 
 #include "gpurError.h"

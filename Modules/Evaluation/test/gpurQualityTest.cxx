@@ -1,5 +1,5 @@
-// Tests of the quality metrics: PSNR against the thesis table, SSIM (2D, 3D, slice-wise) against scikit-image,
-// and the ROI SNR of the thesis (eq. 6.7).
+// Tests of the quality metrics: PSNR against [Huang2023, Table 6.1], SSIM [Wang2004] (2D, 3D, slice-wise) against
+// scikit-image, and the ROI SNR of [Huang2023, eq. (6.7)].
 #include "gpurError.h"
 #include "gpurMetrics.h"
 
@@ -98,9 +98,10 @@ constexpr double kSkimageTolerance = 1e-6; // the requirement is 1e-4; we match 
 
 } // namespace
 
-TEST(Metrics, PSNRMatchesTheThesisTable)
+TEST(Metrics, PSNRMatchesHuang2023Table61)
 {
-  // Thesis Table 6.1: MSE 0.00524 with peak 1 is 22.807 dB.
+  // [Huang2023, Table 6.1]: MSE 0.00524 with peak 1 is 22.807 dB (the table
+  // prints 22.808 dB, from an MSE rounded to three digits).
   const std::vector<double> ref(100, 0.0);
   std::vector<double> test(100, std::sqrt(0.00524));
   EXPECT_NEAR(gpur::PeakSignalToNoiseRatio(test.data(), ref.data(), 100, 1.0), 22.807, 1e-3);

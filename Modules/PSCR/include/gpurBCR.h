@@ -1,5 +1,5 @@
 // Radix-2 block cyclic reduction, partial-fraction (parallel) variant, for the
-// special block form (D, -I) (digest seed 000, §3.3, eqs. 3.47-3.48):
+// special block form (D, -I) ([Myllykoski2015, §3.4.2, eqs. (3.43)-(3.48)]):
 //
 //   D u_j - u_{j-1} - u_{j+1} = f_j,   j = 1..n1,   u_0 = u_{n1+1} = 0,
 //
@@ -8,8 +8,8 @@
 // the reduction is applied as a sum of shifted solves (D - theta I)^{-1},
 // theta(j, i) = 2 cos((2j - 1) pi / 2^{i+1}), all independent. It is the
 // comparison method of PSCR: with A1 = tridiag(-1, 2, -1), M1 = I, A2 = D - 2I,
-// M2 = I the two solve the same system (Remark 3.6). Storage as in PSCR 2D:
-// block row j (0-based) at f + j n2.
+// M2 = I the two solve the same system ([Myllykoski2015, Remark 3.6];
+// [Myllykoski2014]). Storage as in PSCR 2D: block row j (0-based) at f + j n2.
 #ifndef gpurBCR_h
 #define gpurBCR_h
 

@@ -1,5 +1,6 @@
-// PSCR, the partial solution variant of cyclic reduction (digest seed 000,
-// §4): a fast direct solver for separable block-tridiagonal systems
+// PSCR, the partial solution variant of cyclic reduction ([Myllykoski2015,
+// §3.5]; radix q as in [Myllykoski2018, §2]): a fast direct solver for
+// separable block-tridiagonal systems
 //
 //   (A_y (x) M_x + M_y (x) A_x + c M_y (x) M_x) u = f          (2D)
 //   (A_z (x) M_y (x) M_x + M_z (x) A_y (x) M_x + M_z (x) M_y (x) A_x + c M_z (x) M_y (x) M_x) u = f   (3D)
@@ -11,15 +12,19 @@
 //
 // Plan / execute: the constructor builds the plan once (the radix-q reduction
 // sets for each size, the generalised eigenproblems of every block, their
-// eigenvector entries at the q + 1 rows PSCR reads, §4.5) and Solve() reuses
-// it for any number of right-hand sides, from several threads if wanted (on
-// OpenCL the solves of one solver are serialised: it has one device workspace).
+// eigenvector entries at the q + 1 rows PSCR reads: [Myllykoski2018,
+// eq. (2.15), §2.2]) and Solve() reuses it for any number of right-hand sides,
+// from several threads if wanted (on OpenCL the solves of one solver are
+// serialised: it has one device workspace).
 //
 // The method: the slowest axis is reduced by radix-q PSCR with the sets
-// J_i = {multiples of q^i} (§4.4), which works for every size, not only
-// q^k - 1; each partial solution (§4.2) is a shifted problem of one dimension
-// less, (A_inner + (c + lambda) M_inner), solved recursively (3D -> 2D, §4.6)
-// down to tridiagonal systems along x (gpurTridiagonal.h).
+// J_i = {multiples of q^i <= n}, which works for every size, not only
+// q^k - 1 ([Myllykoski2018, eq. (2.14)] gives the sets for n = q^k - 1 only;
+// these satisfy its conditions (i)-(iii) of §2.1 for any n); each partial
+// solution ([Myllykoski2018, §2.2, eq. (2.10)]) is a shifted problem of one
+// dimension less, (A_inner + (c + lambda) M_inner), solved recursively
+// (3D -> 2D, [Myllykoski2018, eqs. (2.5)-(2.6)]) down to tridiagonal systems
+// along x (gpurTridiagonal.h).
 //
 // Singular operators (pure-Neumann Poisson, c = 0; or c = -lambda for a sum of
 // axis eigenvalues): the plan detects a (near-)zero eigenvalue of the whole
@@ -158,8 +163,9 @@ struct PSCROptions
    * The algorithm of the innermost tridiagonal solves along x. On OpenCL,
    * Thomas runs one work-item per system (suits many systems: 3D, large
    * batches); CR, PCR and the hybrid run one work-group per system in local
-   * memory (suits fewer, longer systems: [PIII]'s GPU choice, digest §2.4), and
-   * fall back to Thomas for a system too large for the device's local memory.
+   * memory (suits fewer, longer systems: the GPU choice of [Myllykoski2018,
+   * §3.3]), and fall back to Thomas for a system too large for the device's
+   * local memory.
    */
   TridiagonalOptions tridiagonal;
   /**

@@ -1,4 +1,5 @@
-// Separable block-tridiagonal operators (digest seed 000, §1.2):
+// Separable block-tridiagonal operators ([Myllykoski2015, eqs. (3.1)-(3.2)];
+// [Myllykoski2018, eqs. (2.4)-(2.5)]):
 //
 //   2D:  A = A_y (x) M_x + M_y (x) A_x + c M_y (x) M_x
 //   3D:  A = A_z (x) M_y (x) M_x + M_z (x) A_y (x) M_x + M_z (x) M_y (x) A_x + c M_z (x) M_y (x) M_x
@@ -7,8 +8,8 @@
 // (c = 0: Poisson; c = -k^2: Helmholtz; complex entries: absorbing terms).
 // Arrays are stored as gpur::Grid stores images, x fastest:
 // index = (z * ny + y) * nx + x, so axes[0] is x and the Kronecker factor of
-// the slowest axis comes first. (The digest's "direction 1", the one PSCR
-// reduces, is therefore the slowest axis.)
+// the slowest axis comes first. (The first factor of [Myllykoski2018,
+// eq. (2.4)], the direction PSCR reduces, is therefore the slowest axis.)
 #ifndef gpurSeparableOperator_h
 #define gpurSeparableOperator_h
 
@@ -79,8 +80,10 @@ CastOperator(const SeparableOperator<From> & op)
  * y = (alpha M_{d-1} (x) ... (x) M_0 + beta sum_e [A_e on axis e, M on the others]) x
  * for the first `dims` axes (1 to 3), or y -= that when `subtract`. It is the
  * operator for alpha = c, beta = 1, and the PSCR coupling blocks
- * (A1_rs + c M1_rs) M_inner + M1_rs A_inner for the inner axes (digest §4.3,
- * §4.6). Rows of the slowest axis run in parallel when `parallelFor` is set.
+ * (A1_rs + c M1_rs) M_inner + M1_rs A_inner for the inner axes (T-hat, T-check,
+ * K-hat, K-check of [Myllykoski2018, eqs. (2.16), (2.19)]; in 3D with the inner
+ * operator of eq. (2.6)). Rows of the slowest axis run in parallel when
+ * `parallelFor` is set.
  */
 template<typename Scalar>
 void

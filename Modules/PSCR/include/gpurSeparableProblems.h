@@ -1,5 +1,6 @@
 // Factor matrices of the standard separable problems, one axis at a time
-// (digest seed 000, §1.3-1.4). Combine them in a SeparableOperator (x first).
+// ([Myllykoski2015, §3.2.1-3.2.2]; [Myllykoski2018, §4]). Combine them in a
+// SeparableOperator (x first).
 //
 // - Second differences (finite differences, M = I): -u'' ~ (-u_{i-1} + 2u_i - u_{i+1}) / h^2.
 //   Dirichlet: the n unknowns are the interior nodes x_1..x_n of x_0..x_{n+1}
@@ -8,13 +9,17 @@
 //   at both ends A = D^T D for the forward difference D of the TV module.
 // - Linear finite elements on a (possibly non-uniform) mesh x_0 < ... < x_N:
 //   stiffness A_ij = integral of phi_i' phi_j' and mass M (lumped: diagonal
-//   (h_l + h_{l+1}) / 2, digest eq. 3.7; consistent: (h_l + h_{l+1}) / 3 and
-//   h / 6 off the diagonal). A Dirichlet end drops its boundary node from the
-//   unknowns (u = 0 there), a Neumann end keeps it (natural condition).
-// - Helmholtz with the second-order absorbing boundary condition (digest §1.4,
-//   eq. 3.18): linear elements, consistent mass, every node unknown, and the
-//   end entries b = 1/h - i omega / 2, d = h/3 + i / (2 omega); use the shift
-//   c = -omega^2. (The digest uses off-diagonal mass h/6; [PIII] prints 5h/6.)
+//   (h_l + h_{l+1}) / 2, [Myllykoski2015, eq. (3.7)]; consistent:
+//   (h_l + h_{l+1}) / 3 and h / 6 off the diagonal). A Dirichlet end drops its
+//   boundary node from the unknowns (u = 0 there), a Neumann end keeps it
+//   (natural condition).
+// - Helmholtz with the second-order absorbing boundary condition
+//   ([Myllykoski2015, eqs. (3.14)-(3.18)]): linear elements, consistent mass,
+//   every node unknown, and the end entries b = 1/h - i omega / 2,
+//   d = h/3 + i / (2 omega); use the shift c = -omega^2. (Off-diagonal mass
+//   h/6, the consistent linear-element mass of [Myllykoski2015, eq. (3.18)];
+//   [Myllykoski2018, eq. (4.6)] prints 5h/6, which does not fit its own
+//   diagonal h/3.)
 #ifndef gpurSeparableProblems_h
 #define gpurSeparableProblems_h
 

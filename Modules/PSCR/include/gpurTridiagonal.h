@@ -1,8 +1,9 @@
-// Tridiagonal matrices and batched tridiagonal solvers (digest seed 000, §2):
-// Thomas, cyclic reduction (CR) for arbitrary sizes, parallel cyclic reduction
-// (PCR) and the CR -> PCR -> Thomas hybrid of [PIII] §2.4, for real and
-// complex-symmetric systems. These are the innermost solves of PSCR and BCR;
-// the OpenCL kernels follow the same three stages.
+// Tridiagonal matrices and batched tridiagonal solvers ([Myllykoski2015,
+// §3.3]): Thomas [Thomas1949], cyclic reduction (CR) for arbitrary sizes,
+// parallel cyclic reduction (PCR) and the CR -> PCR -> Thomas hybrid of
+// [Myllykoski2018, §3.3], for real and complex-symmetric systems. These are the
+// innermost solves of PSCR and BCR; the OpenCL kernels follow the same three
+// stages.
 //
 // One code path serves every algorithm: CR reduces while the system has more
 // than `crStopSize` rows, PCR then runs `pcrSteps` steps on what is left, which

@@ -1,20 +1,22 @@
 // Generalised eigenproblems of symmetric tridiagonal pencils, A w = lambda M w,
-// as PSCR needs them (digest seed 000, §4.2 and §4.5): eigenvalues, and
-// eigenvectors normalised by w^T M w = 1 (transpose also in the complex case),
-// so that W^T A W = Lambda and W^T M W = I. Only the entries of each
-// eigenvector at a few requested rows are kept (PSCR needs at most q + 1).
+// as PSCR needs them ([Myllykoski2018, eqs. (2.11)-(2.13) and (2.15)]):
+// eigenvalues, and eigenvectors normalised by w^T M w = 1 (transpose also in
+// the complex case), so that W^T A W = Lambda and W^T M W = I. Only the entries
+// of each eigenvector at a few requested rows are kept (PSCR needs at most
+// q + 1).
 //
 // Real pencils (M positive definite): the eigenvalues are isolated by Sturm
 // counts (the inertia of the LDL^T factorisation of A - sigma M) and refined by
 // Laguerre's method on det(A - sigma M) inside the isolating interval (cubic,
 // and monotone because every root is real); this works directly on
-// tridiagonal M (consistent mass), where [PIII] used Crawford's reduction and
-// the LR algorithm. Complex-symmetric pencils (Helmholtz with absorbing
-// boundaries, digest §1.4): the Aberth-Ehrlich iteration on det(A - lambda M),
-// started from the eigenvalues of the real parts. Both evaluate det'/det with
-// the pivot recurrence in O(n), so n eigenvalues cost O(n^2). Eigenvectors come
-// from inverse iteration with partial pivoting, re-orthogonalised (in the
-// M-bilinear form) within clusters of nearly equal eigenvalues.
+// tridiagonal M (consistent mass), where [Myllykoski2018, §3.2] used Crawford's
+// reduction and the LR algorithm. Complex-symmetric pencils (Helmholtz with
+// absorbing boundaries, [Myllykoski2015, eq. (3.18)]): the Aberth-Ehrlich
+// iteration [Aberth1973, Ehrlich1967] on det(A - lambda M), started from the
+// eigenvalues of the real parts. Both evaluate det'/det with the pivot
+// recurrence in O(n), so n eigenvalues cost O(n^2). Eigenvectors come from
+// inverse iteration with partial pivoting, re-orthogonalised (in the M-bilinear
+// form) within clusters of nearly equal eigenvalues.
 #ifndef gpurTridiagonalEigen_h
 #define gpurTridiagonalEigen_h
 

@@ -1,8 +1,8 @@
 // The scalar types of the PSCR programs. SCALAR is REAL, or with
 // -DPSCR_COMPLEX a complex number stored as a REAL2 (re, im), the layout of
-// std::complex. One codebase serves both, as in [PIII] (Myllykoski 2015,
-// section 5.1): sums and differences are the vector type's own, products and
-// quotients go through pscr_mul / pscr_div.
+// std::complex. One codebase serves both, as in [Myllykoski2018, §3.2]: sums
+// and differences are the vector type's own, products and quotients go through
+// pscr_mul / pscr_div.
 //
 // WIDE is the scalar in double (double or double2) on devices with fp64
 // (PSCR_CHECKS, which the PSCR solver requires), else SCALAR. What float data

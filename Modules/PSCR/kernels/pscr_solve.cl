@@ -1,5 +1,6 @@
 // The PSCR reduction and back substitution of one reduced axis on a batch of
-// problems (digest seed 000, section 4.3-4.4, section 4.6; the kernels of [PIII] section 5.2
+// problems ([Myllykoski2018, eqs. (2.16)-(2.19)] on the sets J_i = multiples of
+// q^i, so any size; 3D via eq. (2.6); the kernels of [Myllykoski2018, §3.2]
 // without the partial-sum tree). The host (gpurPSCROpenCL.cxx) enqueues, for
 // axis d with P problems of n rows of S inner values each (x fastest), per level:
 //   reduction:          pscr_gather -> inner solves of Z -> pscr_block_ends -> pscr_reduce_couple (2 passes)
@@ -56,9 +57,11 @@ inline bool pscr_entries(__global const SCALAR * f, int n, int i, int o, SCALAR 
 
 // (alpha M_inner + beta K_inner) v at inner index s, with M_inner = M_y (x) M_x
 // and K_inner = A_y (x) M_x + M_y (x) A_x (the y factors absent under a 2D
-// operator): the coupling blocks of section 4.3 / section 4.6. Grouped by the
-// x entries as on the CPU (ForEachStencilValue, gpurSeparableStencil.h): each
-// row oy adds P (M_x v) + Q (A_x v), P = alpha my + beta ay, Q = beta my.
+// operator): the coupling blocks T-hat, T-check, K-hat, K-check of
+// [Myllykoski2018, eqs. (2.16), (2.19)] (3D: inner operator of eq. (2.6)).
+// Grouped by the x entries as on the CPU (ForEachStencilValue,
+// gpurSeparableStencil.h): each row oy adds P (M_x v) + Q (A_x v),
+// P = alpha my + beta ay, Q = beta my.
 inline SCALAR pscr_apply_coupling(SCALAR alpha,
                                   SCALAR beta,
                                   __global const SCALAR * v,
@@ -119,8 +122,8 @@ inline SCALAR pscr_couple(__global const SCALAR * fd,
 #define PSCR_FX (F + factorsX)
 #define PSCR_FY (factorsY < 0 ? (__global const SCALAR *)0 : F + factorsY)
 
-// The right-hand sides of the partial solves (section 4.2 step 1; eqs. 2.17 and
-// 2.19): Z[p][j] = sum_t w_l[rhs row t] X[p][rhs row t], plus in the back
+// The right-hand sides of the partial solves ([Myllykoski2018, eqs. (2.17) and
+// (2.19)]): Z[p][j] = sum_t w_l[rhs row t] X[p][rhs row t], plus in the back
 // substitution w_l[first] V[p][b][0] + w_l[last] V[p][b][1] (the known
 // neighbours, -C u, from pscr_back_couple); and each solve's shift.
 __kernel void pscr_gather(__global const SCALAR * X,
@@ -165,7 +168,7 @@ __kernel void pscr_gather(__global const SCALAR * X,
 }
 
 // Reduction: the partial solutions at the block ends, v_first = sum_l w_l[first] z_l
-// and v_last = sum_l w_l[last] z_l (the sums of eq. 2.16).
+// and v_last = sum_l w_l[last] z_l (the sums of [Myllykoski2018, eq. (2.16)]).
 __kernel void pscr_block_ends(__global const SCALAR * Z,
                               long S,
                               int jobs,
@@ -194,10 +197,10 @@ __kernel void pscr_block_ends(__global const SCALAR * Z,
   Vb[S] = last;
 }
 
-// Reduction: f^{(i+1)} on J_i (eq. 2.16). A row of J_i can end one block and
-// start the next, so the two updates run as two launches: pass 0 subtracts
-// C_{r,r-1} v_last from the row after each block, pass 1 C_{r,r+1} v_first
-// from the row before it.
+// Reduction: f^{(i+1)} on J_i ([Myllykoski2018, eq. (2.16)]). A row of J_i can
+// end one block and start the next, so the two updates run as two launches:
+// pass 0 subtracts C_{r,r-1} v_last from the row after each block, pass 1
+// C_{r,r+1} v_first from the row before it.
 __kernel void pscr_reduce_couple(__global SCALAR * X,
                                  long S,
                                  __global const pscr_block * blocks,
@@ -249,7 +252,8 @@ __kernel void pscr_back_couple(__global const SCALAR * X,
             : 0;
 }
 
-// Back substitution: u on the right-hand-side rows, sum_l w_l[row] z_l (eq. 2.18).
+// Back substitution: u on the right-hand-side rows, sum_l w_l[row] z_l
+// ([Myllykoski2018, eq. (2.18)]).
 __kernel void pscr_back_update(__global SCALAR * X,
                                int n,
                                long S,

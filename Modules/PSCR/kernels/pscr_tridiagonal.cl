@@ -1,7 +1,8 @@
-// Batched shifted tridiagonal solves (digest seed 000, section 2): system p is
-// (A + shifts[p] M) x_p = b_p with one symmetric tridiagonal pair A, M of size
-// n and x_p at x + p n, solved in place. These are the innermost solves of
-// PSCR (eqs. 2.17 and 2.19), many systems with different shifts.
+// Batched shifted tridiagonal solves ([Myllykoski2015, §3.3]; [Myllykoski2018,
+// §3.3]): system p is (A + shifts[p] M) x_p = b_p with one symmetric
+// tridiagonal pair A, M of size n and x_p at x + p n, solved in place. These
+// are the innermost solves of PSCR ([Myllykoski2018, eqs. (2.17) and (2.19)]),
+// many systems with different shifts.
 //
 // The factors are one array f of 4 n entries: diag A, off A, diag M, off M
 // (off[i] = (i, i + 1); the last entry of each off-diagonal is unused).
@@ -14,14 +15,14 @@
 // small shift of a nearly singular subproblem is lost in the ulp of the
 // diagonal A_ii + shift M_ii. Two kernels, the same arithmetic as the CPU
 // reference (gpurTridiagonal.cxx):
-// - pscr_thomas: one work-item per system (Thomas, section 2.3), for many systems.
+// - pscr_thomas: one work-item per system (Thomas [Thomas1949]), for many systems.
 //   The c' and the forward-eliminated right-hand side go to a workspace
 //   interleaved by system, so neighbouring work-items touch neighbouring addresses.
 // - pscr_tridiagonal_local: one work-group per system in local memory, the
-//   CR -> PCR -> Thomas hybrid of [PIII] (section 2.4 stages C and D): CR while more
-//   than crStop rows remain, then pcrSteps PCR steps, then Thomas on the
-//   interleaved subsystems, then CR back substitution. CR is (crStop 1, no PCR)
-//   and PCR is (no CR, ceil(log2 n) steps).
+//   CR -> PCR -> Thomas hybrid of [Myllykoski2018, §3.3] (its stages C and
+//   D): CR while more than crStop rows remain, then pcrSteps PCR steps, then
+//   Thomas on the interleaved subsystems, then CR back substitution. CR is
+//   (crStop 1, no PCR) and PCR is (no CR, ceil(log2 n) steps).
 // Requires gpur_common.cl and pscr_scalar.cl.
 
 // Entry i of the shifted matrix part `part` (0: diagonal, 1: off-diagonal).
@@ -93,8 +94,9 @@ inline int pscr_at(pscr_rows s, int j)
   return s.st * (j + 1) - 1;
 }
 
-// One PCR step at distance d on m rows from `in` to `out` (eqs. 3.33-3.39):
-// every row eliminates its neighbours at distance d, which doubles it.
+// One PCR step at distance d on m rows from `in` to `out` ([Myllykoski2015,
+// eqs. (3.33)-(3.39)]): every row eliminates its neighbours at distance d,
+// which doubles it.
 inline void pscr_pcr_step(pscr_rows in, pscr_rows out, int m, int d)
 {
   for (int j = get_local_id(0); j < m; j += get_local_size(0))
@@ -187,10 +189,10 @@ __kernel void pscr_tridiagonal_local(__global SCALAR * x,
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 
-  // CR for arbitrary m (section 2.1, [PIII] 3.3-3.4): row j of the reduced system is
-  // row 2j + 1 of the current one; a missing right neighbour counts as zero.
-  // Only the new rows are written, so the eliminated rows keep their level's
-  // coefficients for the back substitution.
+  // CR for arbitrary m ([Myllykoski2018, eqs. (3.3)-(3.4)]): row j of the
+  // reduced system is row 2j + 1 of the current one; a missing right neighbour
+  // counts as zero. Only the new rows are written, so the eliminated rows keep
+  // their level's coefficients for the back substitution.
   int m = rows, levels = 0;
   while (m > crStop && m >= 2)
   {

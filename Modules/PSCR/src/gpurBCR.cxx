@@ -17,7 +17,8 @@ namespace
 constexpr double kPi = 3.14159265358979323846;
 
 // theta(j, i) = 2 cos((2j - 1) pi / 2^{i+1}) and the partial-fraction weight
-// (-1)^{j-1} sin((2j - 1) pi / 2^{i+1}) of T^{(i)} (D^{(i)})^{-1} (Lemma 3.6).
+// (-1)^{j-1} sin((2j - 1) pi / 2^{i+1}) of T^{(i)} (D^{(i)})^{-1}
+// ([Myllykoski2015, eq. (3.47)], by Lemma 3.6).
 double
 Theta(std::size_t j, unsigned i)
 {
@@ -86,7 +87,7 @@ BCRSolver<Scalar>::Solve(const Scalar * f, Scalar * u) const
     std::copy(f, f + n1 * n2, u);
   }
   const unsigned k = m_Levels;
-  auto row = [&](std::size_t r) { return u + (r - 1) * n2; }; // 1-based block rows as in the digest
+  auto row = [&](std::size_t r) { return u + (r - 1) * n2; }; // 1-based block rows as in [Myllykoski2015, eq. (3.41)]
   std::vector<Scalar> Z((std::size_t(1) << (k - 1)) * n2);
   const ParallelForFunction * loop = &m_ParallelFor;
   // Runs `jobs` shifted solves (D - theta(job) I) z_job = rhs(job) into Z.
@@ -107,8 +108,9 @@ BCRSolver<Scalar>::Solve(const Scalar * f, Scalar * u) const
                        });
   };
 
-  // Reduction (eq. 3.44 with T^{(i-1)} (D^{(i-1)})^{-1} in partial fractions):
-  // f^{(i)}_j = f_{2j} + T (D)^{-1} (f_{2j-1} + f_{2j+1}), in place at row 2^i j.
+  // Reduction ([Myllykoski2015, eq. (3.43)] with T^{(i-1)} (D^{(i-1)})^{-1} in
+  // partial fractions, eq. (3.47)): f^{(i)}_j = f_{2j} + T (D)^{-1}
+  // (f_{2j-1} + f_{2j+1}), in place at row 2^i j.
   for (unsigned i = 1; i < k; ++i)
   {
     const std::size_t half = std::size_t(1) << (i - 1), shifts = half;
@@ -142,9 +144,12 @@ BCRSolver<Scalar>::Solve(const Scalar * f, Scalar * u) const
                        });
   }
 
-  // Back substitution (§3.3, derived form): at level i the odd rows j get
-  // u_j = 2^{-i} sum_j' (D - theta(j', i) I)^{-1} [f_j + w(j', i) (u_left + u_right)],
-  // level k - 1 (one row, no neighbours) being the top solve.
+  // Back substitution ([Myllykoski2015, eq. (3.44)]; the dissertation gives
+  // only the partial fractions (3.47)-(3.48), and since T^{(i)} and D^{(i)}
+  // commute, (3.44) becomes 2^i independent shifted solves per odd row): at
+  // level i the odd rows j get u_j = 2^{-i} sum_j' (D - theta(j', i) I)^{-1}
+  // [f_j + w(j', i) (u_left + u_right)], level k - 1 (one row, no neighbours)
+  // being the top solve.
   for (unsigned i = k; i-- > 0;)
   {
     const std::size_t step = std::size_t(1) << i, shifts = step;

@@ -19,7 +19,8 @@ namespace gpur
 namespace
 {
 
-// The eigenproblems are solved in double whatever the scalar (§4.5).
+// The eigenproblems ([Myllykoski2018, eq. (2.15)]) are solved in double
+// whatever the scalar.
 template<typename Scalar>
 using Precise = std::conditional_t<IsComplex<Scalar>::value, std::complex<double>, double>;
 
@@ -82,7 +83,8 @@ struct EigenTask
   TridiagonalPencilEigen<T> result;
 };
 
-// The reduction sets of §4.4 for one axis: k = floor(log_q n) + 1 levels,
+// The reduction sets for one axis ([Myllykoski2018, §2.1]; its eq. (2.14)
+// covers n = q^k - 1 only, these any n): k = floor(log_q n) + 1 levels,
 // J_i = multiples of q^i; the blocks of level i lie between consecutive
 // elements of {0} u J_i u {n + 1}, and their right-hand sides on J_{i-1}.
 template<typename Scalar>
@@ -114,7 +116,7 @@ BuildAxis(const AxisFactors<Scalar> & axis,
       const std::size_t rhsCount = size / sub;
       if (size == 0 || rhsCount == 0)
       {
-        continue; // no rows, or no right-hand side rows: nothing to solve (Lemma 3.7)
+        continue; // no rows, or no right-hand side rows: nothing to solve ([Myllykoski2015, Lemma 3.7])
       }
       PSCRBlock block;
       block.first = a;

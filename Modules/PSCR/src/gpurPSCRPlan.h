@@ -16,8 +16,9 @@ namespace gpur
 
 /**
  * One block of a reduction level: the rows strictly between two consecutive
- * elements of {0} u J_i u {n + 1} (digest §4.4), 0-based here, whose
- * right-hand side is supported on the rows of J_{i-1} inside it.
+ * elements of {0} u J_i u {n + 1} (the sets D_l^{(i)} of [Myllykoski2018, §2.1,
+ * condition (iii)]), 0-based here, whose right-hand side is supported on the
+ * rows of J_{i-1} inside it.
  */
 struct PSCRBlock
 {

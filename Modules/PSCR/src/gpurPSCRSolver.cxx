@@ -1,4 +1,6 @@
-// PSCRSolver and its CPU execution of the plan (digest §4.3-4.4, §4.6).
+// PSCRSolver and its CPU execution of the plan ([Myllykoski2018, §2.3,
+// eqs. (2.16)-(2.19)] on the sets J_i = multiples of q^i, and the 3D recursion
+// of eq. (2.6)).
 #include "gpurPSCRSolver.h"
 
 #include "gpurError.h"
@@ -152,14 +154,17 @@ public:
     Scalar * V = Scratch<Scalar>::Buffer(scratch.v[d], 2 * ap.maxBlocks * S);
     auto row = [&](std::size_t r) { return x + r * S; };
     // y -= C_rs v with the coupling block of neighbouring rows r, s:
-    // (A_rs + shift M_rs) M_inner + M_rs A_inner (T-hat, T-check, K-hat, K-check of §4.3; §4.6 in 3D).
+    // (A_rs + shift M_rs) M_inner + M_rs A_inner (T-hat, T-check, K-hat,
+    // K-check of [Myllykoski2018, eqs. (2.16), (2.19)]; in 3D with the inner
+    // operator of eq. (2.6)).
     auto couple = [&](std::size_t r, std::size_t s, const Scalar * v, Scalar * y)
     {
       const std::size_t o = std::min(r, s);
       const Scalar mrs = ax.M.offDiagonal[o];
       ApplySeparableTerms(p.axes.data(), d, ax.A.offDiagonal[o] + shift * mrs, mrs, v, y, true, nullptr);
     };
-    // Partial-solution right-hand side sum_t w_l[rhs row t] f[rhs row t] (§4.2 step 1, eq. 2.17).
+    // Partial-solution right-hand side sum_t w_l[rhs row t] f[rhs row t]
+    // ([Myllykoski2018, eq. (2.17)]).
     auto gather = [&](const PSCRBlock & B, std::size_t l, Scalar * z)
     {
       const Scalar * w = ap.vectors.data() + B.vectors + 2 * B.size + l;
@@ -168,7 +173,8 @@ public:
         Axpy(w[t * B.size], row(B.rhsFirst + t * B.rhsStride), z, 0, S);
     };
 
-    // Reduction, levels 1..k-1 (eqs. 2.16-2.17 in the form of §4.4).
+    // Reduction, levels 1..k-1 ([Myllykoski2018, eqs. (2.16)-(2.17)], block by
+    // block for any n).
     for (std::size_t i = 1; i < k; ++i)
     {
       const PSCRLevel & level = ap.levels[i - 1];
@@ -219,7 +225,8 @@ public:
                          });
     }
 
-    // Back substitution, levels k..1 (eqs. 2.18-2.19): u is known on J_i.
+    // Back substitution, levels k..1 ([Myllykoski2018, eqs. (2.18)-(2.19)]): u
+    // is known on J_i.
     for (std::size_t i = k; i >= 1; --i)
     {
       const PSCRLevel & level = ap.levels[i - 1];
@@ -305,8 +312,9 @@ private:
     x[n - 1] = Scalar(0);
   }
 
-  // The partial solves of one level (§4.2): for each block B and eigenpair l,
-  // z = rhs(B, l), then (inner operator + (shift + lambda_{B,l}) M_inner) z = rhs.
+  // The partial solves of one level ([Myllykoski2018, §2.2, eq. (2.10)]): for
+  // each block B and eigenpair l, z = rhs(B, l), then (inner
+  // operator + (shift + lambda_{B,l}) M_inner) z = rhs.
   template<typename Rhs>
   void
   PartialSolves(unsigned d,

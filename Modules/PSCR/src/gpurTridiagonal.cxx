@@ -41,7 +41,8 @@ CeilLog2(std::size_t n)
 // i - stride, c[i] to row i + stride, with a = 0 / c = 0 where that row is
 // outside the system (so no special cases at the ends).
 
-// Thomas algorithm (digest §2.3) on rows first, first + stride, ... < n.
+// Thomas algorithm [Thomas1949] (LU without pivoting) on rows first,
+// first + stride, ... < n.
 template<typename T>
 void
 ThomasStrided(std::size_t n,
@@ -73,8 +74,9 @@ ThomasStrided(std::size_t n,
   }
 }
 
-// One PCR step with stride d (digest §2.2, eqs. 3.33-3.39): every row
-// eliminates its neighbours at distance d, which doubles the coupling distance.
+// One PCR step with stride d ([Myllykoski2015, §3.3.2, eqs. (3.33)-(3.39)]):
+// every row eliminates its neighbours at distance d, which doubles the coupling
+// distance.
 template<typename T>
 void
 PCRStep(std::size_t n,
@@ -115,8 +117,9 @@ PCRStep(std::size_t n,
   }
 }
 
-// One CR reduction for arbitrary m (digest §2.1, [PIII] 3.3-3.4): the odd rows
-// (0-based) form the reduced system; a missing right neighbour counts as zero.
+// One CR reduction for arbitrary m ([Myllykoski2018, eqs. (3.3)-(3.4)]): the
+// odd rows (0-based) form the reduced system; a missing right neighbour counts
+// as zero.
 template<typename T>
 void
 CRReduce(std::size_t m, const T * a, const T * b, const T * c, const T * f, T * a2, T * b2, T * c2, T * f2)

@@ -1,4 +1,4 @@
-// Tests of radix-2 BCR on the (D, -I) form (digest §3.3, §11.2): exact
+// Tests of radix-2 BCR on the (D, -I) form ([Myllykoski2015, §3.4.2]): exact
 // discrete eigenvectors, random round trips for n1 = 2^k - 1 (k = 1..7) in
 // double, float and complex, agreement with PSCR (q = 2 and 4) on the same
 // system, the solve count, and the size check.
@@ -65,7 +65,8 @@ Serial()
   return o;
 }
 
-// PSCR on the same system: A1 = tridiag(-1, 2, -1), M1 = I, A2 = D - 2I, M2 = I (Remark 3.6).
+// PSCR on the same system: A1 = tridiag(-1, 2, -1), M1 = I, A2 = D - 2I, M2 = I
+// ([Myllykoski2015, Remark 3.6]).
 template<typename T>
 gpur::SeparableOperator<T>
 AsSeparable(const SymmetricTridiagonal<T> & D, std::size_t n1)
@@ -81,7 +82,8 @@ AsSeparable(const SymmetricTridiagonal<T> & D, std::size_t n1)
 } // namespace
 
 // u = sin(p pi j / (n1 + 1)) sin(q pi i / (n2 + 1)) has
-// mu = 4 - 2 cos(p pi / (n1 + 1)) - 2 cos(q pi / (n2 + 1)) (digest §11.2).
+// mu = 4 - 2 cos(p pi / (n1 + 1)) - 2 cos(q pi / (n2 + 1)): a discrete
+// eigenfunction of the five-point operator of [Myllykoski2015, eq. (3.10)].
 TEST(BCR, ExactDiscreteEigenvectors)
 {
   const std::size_t n1 = 31, n2 = 20;

@@ -1,10 +1,11 @@
 // Tests of the PSCR solver (CPU): the operator against a dense Kronecker
 // product; exact discrete eigenvectors; random round trips for every size
 // 1..300 of the reduced and of the tridiagonal axis, q = 2 and 4, double and
-// float; solve counts of the digest; second-order convergence on manufactured
-// solutions (uniform, graded, 3D); complex Helmholtz with absorbing boundaries;
-// 3D; indefinite operators with the refinement step (q = 2 and 4, random f);
-// singular pure-Neumann Poisson; plan reuse, aliasing, threads; input checks.
+// float; the tridiagonal solve counts of [Myllykoski2018, eqs. (2.17), (2.19)];
+// second-order convergence on manufactured solutions (uniform, graded, 3D);
+// complex Helmholtz with absorbing boundaries; 3D; indefinite operators with
+// the refinement step (q = 2 and 4, random f); singular pure-Neumann Poisson;
+// plan reuse, aliasing, threads; input checks.
 #include "gpurError.h"
 #include "gpurPSCRCheckedSolve.h"
 #include "gpurPSCRSolver.h"
@@ -287,7 +288,10 @@ TEST(PSCRSolver, RoundTripEveryTridiagonalSizeFrom1To300)
   std::printf("  n_x = 1..300: max residual %.2e\n", *std::max_element(residuals.begin(), residuals.end()));
 }
 
-// Digest §4.3/§11.3: 279 tridiagonal solves for q = 4 and n = 63.
+// 279 tridiagonal solves for q = 4 and n = 63: one per eigenpair of every block
+// in eqs. (2.17) and (2.19) of [Myllykoski2018] (48 + 60 in the reduction,
+// 63 + 60 + 48 in the back substitution; counted here, not printed in the
+// paper).
 TEST(PSCRSolver, SolveCountsAndLevels)
 {
   const AxisFactors<double> a = gpur::MakeSecondDifferenceAxis(63, 1, D, D);
@@ -306,7 +310,8 @@ TEST(PSCRSolver, SolveCountsAndLevels)
 }
 
 // -Laplace u = f with u = sin(pi x) sin(pi y) (sin(pi z)): the max nodal error
-// falls as h^2 (digest §11.6); observed orders must be 2 +- 0.1.
+// falls as h^2 (the second-order accuracy expected of the discretisations of
+// [Myllykoski2015, §3.2.1]); observed orders must be 2 +- 0.1.
 TEST(PSCRSolver, ManufacturedSolutionsConvergeAtSecondOrder)
 {
   auto solveError = [](std::size_t intervals, unsigned dims, const std::function<double(double)> & map, bool fe)
@@ -373,7 +378,8 @@ TEST(PSCRSolver, ManufacturedSolutionsConvergeAtSecondOrder)
 }
 
 // Helmholtz -Laplace u - omega^2 u with the second-order absorbing boundary
-// (complex-symmetric factors, c = -omega^2, digest §1.4, §11.4), 2D and 3D.
+// (complex-symmetric factors, c = -omega^2, [Myllykoski2015,
+// eqs. (3.14)-(3.18)]), 2D and 3D.
 TEST(PSCRSolver, ComplexHelmholtzWithAbsorbingBoundary)
 {
   const double omega = 10;

@@ -190,7 +190,10 @@ RelativeNorm(const std::vector<long double> & r, const std::vector<V> & f)
   return static_cast<double>(std::sqrt(rr / ff));
 }
 
-/** Strictly increasing mesh on [0, L] with random steps in [0.5, 1.5] L / intervals (digest §11.3). */
+/**
+ * Strictly increasing mesh on [0, L] with random steps in [0.5, 1.5] L / intervals (neighbouring steps differ by up
+ * to 3x).
+ */
 inline std::vector<double>
 RandomMesh(std::size_t intervals, double length, unsigned seed)
 {

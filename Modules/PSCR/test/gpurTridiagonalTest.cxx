@@ -300,7 +300,8 @@ TEST(Tridiagonal, RejectsBadInput)
 // The pencil eigensolver.
 
 // A = tridiag(-1, 2, -1) / h, M = h I: lambda_l = (2 - 2 cos(l pi / (m + 1))) / h^2 and
-// w_l(t) = sqrt(2 / ((m + 1) h)) sin(l t pi / (m + 1)) (digest §4.5).
+// w_l(t) = sqrt(2 / ((m + 1) h)) sin(l t pi / (m + 1)), the classical
+// eigenpairs of tridiag(-1, 2, -1).
 TEST(TridiagonalEigen, UniformDirichletClosedForm)
 {
   const std::size_t m = 50;
@@ -391,7 +392,8 @@ TEST(TridiagonalEigen, NeumannPencilHasAZeroEigenvalue)
   CheckDiagonalisation(f.A, f.M, 1e-11);
 }
 
-// Helmholtz with the absorbing boundary (digest §1.4): complex-symmetric, tridiagonal M.
+// Helmholtz with the absorbing boundary ([Myllykoski2015, eqs. (3.14)-(3.18)]):
+// complex-symmetric, tridiagonal M.
 TEST(TridiagonalEigen, ComplexHelmholtzPencilIsDiagonalised)
 {
   const gpur::AxisFactors<cd> f = gpur::MakeHelmholtzABCAxis(gpur::MakeUniformNodes(60, 0, 1), 10.0);

@@ -36,7 +36,7 @@ enum class NoiseSpectrum
  * phantom and on flat images with white Gaussian noise, and on simulated CT
  * scans of a machined part, see test/gpurNoiseEstimationTest.cxx):
  *
- * 1. High-pass residual (Immerkaer 1996, extended to 3D). r = (M * f) / sqrt(6^D)
+ * 1. High-pass residual ([Immerkaer1996], extended to 3D). r = (M * f) / sqrt(6^D)
  *    with M = [1 -2 1] (x) [1 -2 1] (x) [1 -2 1] (3D; the 3x3 mask in 2D), the
  *    tensor product of second differences along every axis. Its squared
  *    coefficients sum to 6^D, so for white noise of variance s^2 the residual

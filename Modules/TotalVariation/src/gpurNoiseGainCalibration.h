@@ -18,7 +18,7 @@ namespace gpur
 /**
  * The residual's noise gain G = E[r^2] / Var(noise), measured in flat tiles.
  *
- * For white noise G = 1 by construction of the residual (Immerkaer 1996); for
+ * For white noise G = 1 by construction of the residual [Immerkaer1996]; for
  * correlated noise G = sum_k |M(k)|^2 S(k) / sum_k S(k), the high-pass M
  * weighted by the noise power spectrum S, which is unknown: a ramp-filtered
  * CT reconstruction has little power where M has its gain (the corners of the

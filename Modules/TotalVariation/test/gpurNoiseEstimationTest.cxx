@@ -238,9 +238,9 @@ CheckPhantom(const std::string & name,
 
 TEST(NoiseEstimation, PhantomWithTwoNoiseLevels3D)
 {
-  // sigma = 0.03 for z < 32 and 0.12 for z >= 32 (digest section 3.2); the map
-  // is spread over R + 1 = 7 voxels either side of the jump, so the regions
-  // start 7 voxels away from it.
+  // sigma = 0.03 for z < 32 and 0.12 for z >= 32 (two noise levels, like the
+  // Blade volume of [Huang2023, §6.6]); the map is spread over R + 1 = 7 voxels
+  // either side of the jump, so the regions start 7 voxels away from it.
   const gpur::Grid grid = gpur::MakeGrid3D(64, 64, 64);
   const unsigned R = gpur::NoiseEstimationOptions{}.WindowRadius(3);
   const std::size_t lowEnd = 32 - (R + 1), highBegin = 32 + (R + 1);

@@ -137,7 +137,7 @@ TEST(StatisticalTV, AutomaticLambdaWithSpatiallyVaryingVariance)
   const NoisyVolume v = MakeVolume(grid, 0.03, 0.15, 22);
   std::vector<float> u(v.f.size());
   auto p = Automatic();
-  p.tv.algorithm = gpur::TVAlgorithm::PDU; // the thesis' S-PDU, given the iterations to converge
+  p.tv.algorithm = gpur::TVAlgorithm::PDU; // S-PDU [Huang2023, Algorithm 3], given the iterations to converge
   p.tv.maxIterations = 5000;
   const auto r = gpur::DenoiseStatisticalTV(v.f.data(), v.variance.data(), u.data(), grid, p);
   EXPECT_NEAR(Discrepancy(u, v.f, v.variance), r.discrepancyTarget, 0.02 * r.discrepancyTarget);

@@ -105,9 +105,10 @@ TEST(TVEngine, ConstantImageStaysConstant)
 
 TEST(TVEngine, ClosedFormStepWithSpacing)
 {
-  // Digest T5: f = 0 | 1 along x (m = 16 voxels each side), Neumann. The ROF
-  // solution has two levels c1 = 1/(lambda m hx), c2 = 1 - c1 (lambda m hx > 2);
-  // the spacing hx enters because the differences are divided by it.
+  // f = 0 | 1 along x (m = 16 voxels each side), Neumann. The exact discrete
+  // ROF [Rudin1992] solution has two levels c1 = 1/(lambda m hx), c2 = 1 - c1
+  // (lambda m hx > 2); the spacing hx enters because the differences are
+  // divided by it.
   for (double hx : { 1.0, 2.0 })
   {
     const Grid grid = gpur::MakeGrid3D(32, 3, 4, hx, 0.7, 1.9);
@@ -233,10 +234,11 @@ TEST(TVEngine, DenoisingImprovesPSNR)
   EXPECT_GT(after, before + 6.0);
 }
 
-TEST(TVSchedule, PDUStepsMatchTheThesisTable)
+TEST(TVSchedule, PDUStepsMatchTheHuang2023Schedule)
 {
-  // Digest T2, literal schedule (k0 = 0) on 3D unit spacing: tau_P(0) = -0.555556,
-  // tau_P(15) = 0, tau_P(20) = 0.034014, tau_P(100) = 0.053560; tau_D tau_P -> 1/6.
+  // The literal schedule of [Huang2023, eqs. (3.6)-(3.7)] (k0 = 0) on 3D unit
+  // spacing, evaluated: tau_P(0) = -0.555556, tau_P(15) = 0,
+  // tau_P(20) = 0.034014, tau_P(100) = 0.053560; tau_D tau_P -> 1/6.
   TVParameters p = FixedIterations(TVAlgorithm::PDU, 1.0, 1);
   p.pduOffset = 0;
   gpur::TVSchedule s(p, gpur::MakeGrid3D(4, 4, 4));
@@ -258,7 +260,8 @@ TEST(TVSchedule, PDUStepsMatchTheThesisTable)
 
 TEST(TVEngine, LiteralPDUScheduleHasTheTransientButConverges)
 {
-  // Digest T8: with k0 = 0 the error first rises (tau_P < 0); with k0 = 15 it does not.
+  // With k0 = 0 the error first rises (tau_P < 0; the rise of [Huang2023,
+  // §6.2.1, Fig. 6.3]); with k0 = 15 it does not.
   const Grid grid = gpur::MakeGrid3D(32, 32, 32);
   const std::vector<float> truth = gpur::SheppLoganPhantom(grid);
   const std::vector<float> f = gpur::AddGaussianNoise(truth, 0.1, 5);

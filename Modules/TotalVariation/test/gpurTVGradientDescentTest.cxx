@@ -316,8 +316,8 @@ TEST(TVGD, AdaptiveWeightsTendToPlainTVForLargeDelta)
 
 TEST(TVGD, SemiConvergenceOnANoisyPhantom)
 {
-  // Digest §3.3 / Fig. 6.4: the error to the truth falls to a minimum below the
-  // noisy error, then rises as TV-GD over-smooths.
+  // As in [Huang2023, §6.2.2, Fig. 6.4]: the error to the truth falls to a
+  // minimum below the noisy error, then rises as TV-GD over-smooths.
   const Grid grid = gpur::MakeGrid3D(48, 48, 48);
   const std::vector<float> truth = gpur::SheppLoganPhantom(grid);
   const std::vector<float> f = gpur::AddGaussianNoise(truth, 0.1, 7);

@@ -105,7 +105,9 @@ INSTANTIATE_TEST_SUITE_P(AllMethods,
 
 TEST(WeightedTV, SPDUKeepsTheWeightedMeanAtEveryIteration)
 {
-  // The thesis' invariant of S-PDU (digest 1.4): sum (u^k - f)/w = 0 for all k.
+  // An invariant of S-PDU [Huang2023, Algorithm 3]: sum (u^k - f)/w = 0 for all
+  // k (from the primal step, eq. (3.11), with u^0 = f and sum div p = 0 under
+  // Neumann boundaries).
   const Grid grid = gpur::MakeGrid3D(20, 20, 10);
   const auto f = gpur::AddGaussianNoise(gpur::SheppLoganPhantom(grid), 0.1, 6);
   std::vector<float> w(f.size());
@@ -123,8 +125,9 @@ TEST(WeightedTV, SPDUKeepsTheWeightedMeanAtEveryIteration)
 
 TEST(WeightedTV, VarianceWeightingBeatsPlainTVOnNonStationaryNoise)
 {
-  // Digest 3.2's check: sigma 0.03 in the lower half (z < nz/2), 0.15 above;
-  // w = sigma^2 / mean(sigma^2). The best S-PDU over lambda beats the best PDU.
+  // Two noise levels, like the Blade volume of [Huang2023, §6.6, Fig. 6.10]:
+  // sigma 0.03 in the lower half (z < nz/2), 0.15 above; w = sigma^2 /
+  // mean(sigma^2). The best S-PDU over lambda beats the best PDU.
   const Grid grid = gpur::MakeGrid3D(40, 40, 32);
   const auto truth = gpur::SheppLoganPhantom(grid);
   const std::size_t half = grid.Count() / 2;

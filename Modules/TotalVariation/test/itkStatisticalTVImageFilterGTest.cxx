@@ -164,7 +164,8 @@ TEST(StatisticalTVImageFilter, VarianceInputAutomaticLambdaAndGeometry)
   EXPECT_GT(PSNR(out, v.truth),
             PSNR(v.noisy, v.truth) +
               1.5); // measured +2.0 dB: the discrepancy principle smooths strongly on this small, detailed phantom
-  // The default method converges at the default tolerance (the thesis' PDU often does not in 500 iterations).
+  // The default method converges at the default tolerance (PDU [Huang2023,
+  // Algorithm 1] often does not in 500 iterations).
   EXPECT_EQ(filter->GetAlgorithm(), itk::TotalVariationDenoisingImageFilterEnums::Algorithm::AcceleratedChambollePock);
   EXPECT_TRUE(filter->GetConverged());
   std::ostringstream print;
@@ -332,7 +333,8 @@ TEST(StatisticalTVImageFilter, GradientDescentWithAnExplicitTargetOrAFixedNumber
   fixed->Print(printFixed);
   EXPECT_NE(printFixed.str().find("StepLength: 1 (L2Norm)"), std::string::npos) << printFixed.str();
 
-  // The thesis' comparison (digest 3.4): iterate until ||u - f|| reaches the residual of a primal-dual run.
+  // The comparison of [Huang2023, §6.5]: iterate until ||u - f|| reaches the
+  // residual of a primal-dual run.
   auto pdu = GDFilter::New();
   pdu->SetInput(v.noisy);
   pdu->SetNoiseVariance(v.variance);

@@ -26,7 +26,9 @@ from ._noise import warn_if_white_assumed
 PRIMAL_DUAL_METHODS = ("accelerated", "cp", "pdu")
 # Python name -> the engine's TV-GD variant.
 GRADIENT_DESCENT_METHODS = {"tvgd": "tv", "awtv": "awtv"}
-DEFAULT_STEP = 0.004  # RMS change per voxel: the thesis' lambda = 2 on 64^3 (noise sigma 0.1)
+# RMS change per voxel: lambda = 2 in the L2 unit of [Huang2023, Algorithm 2] on
+# 64^3 (the best step there for noise sigma 0.1, measured).
+DEFAULT_STEP = 0.004
 DEFAULT_DELTA = 0.1
 
 
@@ -61,12 +63,13 @@ def denoise_statistical_tv(
     """Statistical (noise-weighted) TV denoising of a CT image, or TV gradient descent.
 
     Primal-dual methods ("accelerated", the default: accelerated Chambolle-Pock;
-    "cp"; "pdu", the thesis' S-PDU) solve
+    "cp"; "pdu", the S-PDU of [Huang2023]) solve
     ``min_u (lam/2) sum_i (u_i - f_i)^2 / w_i + TV(u)`` with
     ``w = var^weight_exponent / mean(var^weight_exponent)``: noisier voxels are
-    smoothed more. Gradient-descent methods ("tvgd": the thesis' TV-GD; "awtv":
-    adaptive-weighted TV) take steps of length ``step`` along the normalised
-    negative TV gradient from u = f and stop when ``||u - f||`` reaches a target.
+    smoothed more. Gradient-descent methods ("tvgd": the TV-GD of [Huang2023];
+    "awtv": adaptive-weighted TV) take steps of length ``step`` along the
+    normalised negative TV gradient from u = f and stop when ``||u - f||``
+    reaches a target.
 
     Parameters
     ----------
@@ -105,7 +108,8 @@ def denoise_statistical_tv(
         sigma / 25 reaches the discrepancy target in 25-40 iterations).
     step_unit : {"rms", "l2"}, optional
         Gradient descent: "rms" (default) is the root-mean-square change per voxel,
-        "l2" the thesis' lambda (the step in the global L2 norm).
+        "l2" the lambda of [Huang2023, Algorithm 2] (the step in the global L2
+        norm).
     delta : float > 0, optional
         "awtv": the weight scale (default 0.1, in intensity / length): differences
         much larger than delta are kept as edges.
@@ -145,6 +149,12 @@ def denoise_statistical_tv(
     kind or grid, parameters of the other kind of method, and a discrepancy
     target that no lam reaches), RuntimeError for device failures or an
     automatic lambda whose solves or search do not converge.
+
+    References
+    ----------
+    [Huang2023] Y. Huang, Statistical 3D Denoising on GPUs for Industrial CT,
+    Technical University of Munich, 2023 (the project's REFERENCES.md lists
+    every cited work).
     """
     if method not in PRIMAL_DUAL_METHODS and method not in GRADIENT_DESCENT_METHODS:
         allowed = ", ".join(PRIMAL_DUAL_METHODS + tuple(GRADIENT_DESCENT_METHODS))
