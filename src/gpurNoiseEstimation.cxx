@@ -89,7 +89,7 @@ constexpr double kMADToSigma = 1.482602218505602;
 ParallelForFunction
 OrDefault(const ParallelForFunction & parallelFor)
 {
-  return parallelFor ? parallelFor : MakeThreadParallelFor();
+  return ResolveParallelFor(parallelFor);
 }
 
 template<typename Real>

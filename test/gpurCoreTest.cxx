@@ -14,12 +14,16 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <numeric>
 #include <sstream>
+#include <mutex>
 #include <random>
+#include <stdexcept>
 #include <thread>
 
 namespace
@@ -381,6 +385,108 @@ TEST(Parallel, SumIsIndependentOfTheThreadCount)
   const auto three = gpur::ParallelSum(gpur::MakeThreadParallelFor(3), 100000, 1, body);
   EXPECT_EQ(one[0], three[0]);
   EXPECT_NEAR(one[0], std::log(100000.0) + 0.5772156649, 1e-4);
+}
+
+TEST(Parallel, WorkerExceptionIsCarriedBackToTheCaller)
+{
+  // Chunk 2 of 4 runs on a worker thread or on the caller; either way the
+  // exception must reach the caller (a worker's would otherwise end in std::terminate).
+  for (unsigned threads : { 2u, 4u, 8u })
+  {
+    const auto loop = gpur::MakeThreadParallelFor(threads);
+    EXPECT_THROW(loop(100,
+                      [](std::size_t begin, std::size_t)
+                      {
+                        if (begin >= 50)
+                          throw gpur::InvalidArgument("chunk at " + std::to_string(begin));
+                      }),
+                 gpur::InvalidArgument)
+      << threads;
+    std::atomic<std::size_t> covered{ 0 }; // the pool is still usable afterwards
+    loop(100, [&](std::size_t b, std::size_t e) { covered += e - b; });
+    EXPECT_EQ(covered.load(), 100u);
+  }
+}
+
+TEST(Parallel, UserLoopExceptionsAreCarriedBackByResolveParallelFor)
+{
+  // A loop like ITK's that runs the body on its own threads and does not catch.
+  const gpur::ParallelForFunction raw = [](std::size_t n, const gpur::RangeBody & body)
+  {
+    std::thread t([&] { body(n / 2, n); });
+    body(0, n / 2);
+    t.join();
+  };
+  const auto loop = gpur::ResolveParallelFor(raw);
+  EXPECT_THROW(loop(10,
+                    [](std::size_t begin, std::size_t)
+                    {
+                      if (begin > 0)
+                        throw std::runtime_error("worker");
+                    }),
+               std::runtime_error);
+  EXPECT_THROW(gpur::RunParallel(raw,
+                                 10,
+                                 [](std::size_t begin, std::size_t)
+                                 {
+                                   if (begin > 0)
+                                     throw std::runtime_error("worker");
+                                 }),
+               std::runtime_error);
+  EXPECT_TRUE(static_cast<bool>(gpur::ResolveParallelFor(gpur::ParallelForFunction())));
+}
+
+TEST(Parallel, NestedAndConcurrentLoopsCoverEveryIndexOnce)
+{
+  // Two callers (e.g. two engines run from two Python threads) each running
+  // loops whose bodies run loops: every index is visited exactly once and
+  // nothing deadlocks, whatever the pool's size.
+  const std::size_t outer = 16, inner = 1000;
+  std::vector<std::atomic<int>> hits[2] = { std::vector<std::atomic<int>>(outer * inner),
+                                            std::vector<std::atomic<int>>(outer * inner) };
+  auto run = [&](int k)
+  {
+    const auto loop = gpur::MakeThreadParallelFor(4);
+    for (int rep = 0; rep < 20; ++rep)
+      loop(outer,
+           [&](std::size_t o0, std::size_t o1)
+           {
+             for (std::size_t o = o0; o < o1; ++o)
+               loop(inner,
+                    [&](std::size_t i0, std::size_t i1)
+                    {
+                      for (std::size_t i = i0; i < i1; ++i)
+                        ++hits[k][o * inner + i];
+                    });
+           });
+  };
+  std::thread other(run, 1);
+  run(0);
+  other.join();
+  for (int k = 0; k < 2; ++k)
+    for (const auto & h : hits[k])
+      ASSERT_EQ(h.load(), 20);
+}
+
+TEST(Parallel, ChunksDependOnTheThreadCountOnly)
+{
+  // The documented promise: min(threads, n) contiguous chunks, the same on any machine.
+  for (unsigned threads : { 1u, 3u, 7u, 64u })
+  {
+    std::mutex mutex;
+    std::vector<std::pair<std::size_t, std::size_t>> chunks;
+    gpur::MakeThreadParallelFor(threads)(10,
+                                         [&](std::size_t b, std::size_t e)
+                                         {
+                                           const std::lock_guard<std::mutex> lock(mutex);
+                                           chunks.emplace_back(b, e);
+                                         });
+    std::sort(chunks.begin(), chunks.end());
+    const std::size_t expected = std::min<std::size_t>(threads, 10);
+    ASSERT_EQ(chunks.size(), expected) << threads;
+    for (std::size_t c = 0; c < expected; ++c)
+      EXPECT_EQ(chunks[c], std::make_pair(10 * c / expected, 10 * (c + 1) / expected)) << threads;
+  }
 }
 
 TEST(Validation, GridsAndValues)

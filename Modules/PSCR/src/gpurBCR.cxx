@@ -38,7 +38,7 @@ BCRSolver<Scalar>::BCRSolver(const SymmetricTridiagonal<Scalar> & D, std::size_t
   , m_BlockRows(blockRows)
   , m_Levels(0)
   , m_Tridiagonal(options.tridiagonal)
-  , m_ParallelFor(pscr::ResolveParallelFor(options.parallelFor))
+  , m_ParallelFor(ResolveParallelFor(options.parallelFor))
 {
   ValidateTridiagonal(D, "BCR diagonal block D");
   m_Tridiagonal.Validate();

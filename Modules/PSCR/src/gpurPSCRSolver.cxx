@@ -588,7 +588,7 @@ PSCRSolver<Scalar>::PSCRSolver(const SeparableOperator<Scalar> & op, const PSCRO
   using WideT = typename Solvers::WideT;
   const Stopwatch clock;
   Solvers & s = *m_Solvers;
-  s.loop = pscr::ResolveParallelFor(options.parallelFor ? options.parallelFor : options.execution.parallelFor);
+  s.loop = ResolveParallelFor(options.parallelFor ? options.parallelFor : options.execution.parallelFor);
   // The backend first: an unknown device or a missing fp64 (which the residual
   // checks need on OpenCL, whatever the scalar) fails before the eigenproblems run.
   m_Backend = ResolveBackend(options.execution, true);

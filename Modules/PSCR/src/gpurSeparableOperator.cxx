@@ -87,7 +87,7 @@ ApplySeparableOperator(const SeparableOperator<Scalar> & op,
   {
     throw InvalidArgument("ApplySeparableOperator: the input or output pointer is null");
   }
-  const ParallelForFunction loop = pscr::ResolveParallelFor(parallelFor);
+  const ParallelForFunction loop = ResolveParallelFor(parallelFor);
   ApplySeparableTerms(op.axes.data(), static_cast<unsigned>(op.axes.size()), op.shift, Scalar(1), x, y, false, &loop);
 }
 

@@ -389,7 +389,7 @@ SolveTridiagonalBatch(const TridiagonalBatch<T> & batch,
   RequireFiniteScalars(batch.diagonal, sets * n, "tridiagonal batch diagonal");
   RequireFiniteScalars(batch.lower, sets * (n - 1), "tridiagonal batch lower diagonal");
   RequireFiniteScalars(batch.upper, sets * (n - 1), "tridiagonal batch upper diagonal");
-  const ParallelForFunction loop = pscr::ResolveParallelFor(parallelFor);
+  const ParallelForFunction loop = ResolveParallelFor(parallelFor);
   pscr::ForEachRange(&loop,
                      batch.count,
                      [&](std::size_t k0, std::size_t k1)
@@ -442,7 +442,7 @@ SolveShiftedTridiagonalBatch(const SymmetricTridiagonal<T> & A,
   }
   RequireFiniteScalars(shifts, count, "shifted tridiagonal batch: shifts");
   const std::size_t n = A.Size();
-  const ParallelForFunction loop = pscr::ResolveParallelFor(parallelFor);
+  const ParallelForFunction loop = ResolveParallelFor(parallelFor);
   pscr::ForEachRange(&loop,
                      count,
                      [&](std::size_t k0, std::size_t k1)

@@ -862,7 +862,7 @@ TridiagonalPencilEigenvalues(const SymmetricTridiagonal<T> & A,
                              const ParallelForFunction & parallelFor)
 {
   ValidatePencil(A, M);
-  return Eigenvalues(A, M, pscr::ResolveParallelFor(parallelFor));
+  return Eigenvalues(A, M, ResolveParallelFor(parallelFor));
 }
 
 template<typename T>
@@ -892,7 +892,7 @@ SolveTridiagonalPencil(const SymmetricTridiagonal<T> & A,
                             std::to_string(n) + "; rows must be < size");
     }
   }
-  const ParallelForFunction loop = pscr::ResolveParallelFor(parallelFor);
+  const ParallelForFunction loop = ResolveParallelFor(parallelFor);
   TridiagonalPencilEigen<T> result;
   result.values = Eigenvalues(A, M, loop);
   result.rows = rows;

@@ -394,8 +394,7 @@ MakeStepper(const Real * f,
   const bool usesBar = parameters.algorithm != TVAlgorithm::PDU;
   if (backend.backend != Backend::OpenCL)
   {
-    return MakeTVStepperCPU(
-      f, weight, grid, usesBar, execution.parallelFor ? execution.parallelFor : MakeThreadParallelFor());
+    return MakeTVStepperCPU(f, weight, grid, usesBar, ResolveParallelFor(execution.parallelFor));
   }
   const std::size_t slabs = TVSlabCount(grid, backend.devices.size(), parameters.exchangeInterval + 1);
   backend.devices.resize(slabs);

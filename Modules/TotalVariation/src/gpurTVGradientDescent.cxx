@@ -199,8 +199,7 @@ MakeStepper(const Real * f,
   {
     return MakeTVGDStepperOpenCL(f, grid, constants, backend.device);
   }
-  return MakeTVGDStepperCPU(
-    f, grid, constants, execution.parallelFor ? execution.parallelFor : MakeThreadParallelFor());
+  return MakeTVGDStepperCPU(f, grid, constants, ResolveParallelFor(execution.parallelFor));
 }
 
 /** Throws when a norm of the descent is not finite: u left the range of the pixel type. */
