@@ -93,7 +93,6 @@
 #ifndef gpurPSCRSolver_h
 #define gpurPSCRSolver_h
 
-#include "gpurBuffer.h"
 #include "gpurExecution.h"
 #include "gpurSeparableOperator.h"
 #include "gpurTridiagonal.h"
@@ -103,6 +102,13 @@
 
 namespace gpur
 {
+
+// The device-buffer overloads below take the core's device-side types; a
+// program that calls them includes gpurBuffer.h (which brings the OpenCL C++
+// bindings) and links OpenCL. The rest of this header needs neither.
+class DeviceContext;
+template<typename T>
+class DeviceBuffer;
 
 /** Where a float (or complex<float>) solve computes; double solves always compute in double. */
 enum class PSCRPrecision
@@ -172,7 +178,7 @@ struct PSCROptions
   PSCRPrecision precision = PSCRPrecision::Automatic;
   /**
    * The CPU's parallel loop (plan setup, and solves on the CPU backend); empty:
-   * execution.parallelFor, and when that is empty too std::thread over all
+   * execution.parallelFor, and when that is empty too the thread pool over all
    * cores. Kept for existing callers; execution.parallelFor is the same setting.
    */
   ParallelForFunction parallelFor;
