@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -98,6 +99,7 @@ public:
     {
       const std::lock_guard<std::mutex> lock(m_Mutex);
       m_Jobs.push_back(job);
+      m_Queued.store(m_Jobs.size(), std::memory_order_release);
     }
     m_Wake.notify_all();
     for (std::size_t c = Claim(*job); c < chunks; c = Claim(*job))
@@ -108,6 +110,7 @@ public:
       const auto it = std::find(m_Jobs.begin(), m_Jobs.end(), job);
       if (it != m_Jobs.end())
         m_Jobs.erase(it);
+      m_Queued.store(m_Jobs.size(), std::memory_order_release);
     }
     std::unique_lock<std::mutex> lock(job->mutex);
     job->done.wait(lock, [&] { return job->finished == chunks; });
@@ -165,11 +168,24 @@ private:
     std::unique_lock<std::mutex> lock(m_Mutex);
     for (;;)
     {
+      if (m_Jobs.empty())
+      {
+        // Iterative engines run loops back to back: a worker that looks for the next
+        // one for a moment, before sleeping, takes it on its own core. One woken from
+        // sleep is often first run on the caller's core (the scheduler's wake-up
+        // affinity), where it delays the caller's own chunk.
+        lock.unlock();
+        const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(200);
+        while (m_Queued.load(std::memory_order_acquire) == 0 && std::chrono::steady_clock::now() < until)
+          std::this_thread::yield();
+        lock.lock();
+      }
       m_Wake.wait(lock, [this] { return !m_Jobs.empty(); });
       std::shared_ptr<Job> job = m_Jobs.front();
       if (job->next >= job->chunks)
       {
         m_Jobs.pop_front(); // fully claimed
+        m_Queued.store(m_Jobs.size(), std::memory_order_release);
         continue;
       }
       const std::size_t chunk = job->next++;
@@ -183,6 +199,7 @@ private:
   std::mutex m_Mutex;
   std::condition_variable m_Wake;
   std::deque<std::shared_ptr<Job>> m_Jobs;
+  std::atomic<std::size_t> m_Queued{ 0 }; ///< m_Jobs.size(), readable without the mutex
 };
 
 } // namespace
