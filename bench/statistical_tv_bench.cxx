@@ -317,7 +317,7 @@ DoesNotFit(Method m, const gpur::Grid & grid, const Target & t)
       return "needs " + GiB(need) + ", device [" + std::to_string(d.index) + "] has " + GiB(double(d.globalMemory));
     if (slice * slices > double(d.maxAllocation))
       return "a volume exceeds device [" + std::to_string(d.index) + "]'s largest buffer";
-    if (d.type & CL_DEVICE_TYPE_CPU)
+    if (d.type == gpur::DeviceType::CPU)
       hostNeed += need;
   }
   const double hostHas = 0.8 * double(PhysicalMemory());

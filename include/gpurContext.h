@@ -1,9 +1,11 @@
-// Process-wide OpenCL state of one device: context, queues and program cache.
+// Process-wide OpenCL state of one device: context, queues and program cache
+// (device side: includes the OpenCL C++ bindings through gpurOpenCL.h).
 #ifndef gpurContext_h
 #define gpurContext_h
 
 #include "gpurDevice.h"
 #include "gpurKernelSource.h"
+#include "gpurOpenCL.h"
 
 #include <map>
 #include <memory>
@@ -38,6 +40,11 @@ public:
   {
     return m_Context;
   }
+  const cl::Device &
+  Device() const
+  {
+    return m_Device;
+  }
   /**
    * In-order queue number i (0 or 1) with profiling enabled. Two queues per
    * device let transfers overlap with compute (queue 0: compute, queue 1: copies).
@@ -48,14 +55,12 @@ public:
   /**
    * Program built from the sources concatenated in order, with the options.
    * Built once per process; later calls return the cached program.
-   * Throws BuildError with the full build log when compilation fails.
+   * Throws BuildError with the full build log when compilation fails. Engines
+   * build their programs through gpur::BuildProgram (gpurProgram.h), which
+   * assembles the sources and options and calls this.
    */
   cl::Program
   Program(const std::vector<KernelSource> & sources, const std::string & options = std::string());
-
-  /** A new kernel object from a program (cheap). */
-  static cl::Kernel
-  Kernel(const cl::Program & program, const char * name);
 
   /** Number of program builds done by this context (for tests of the cache). */
   unsigned
@@ -72,14 +77,11 @@ public:
   void
   RequireDouble(const std::string & what) const;
 
-  /** Options that make the program compile for float or double (-DREAL=...). */
-  static std::string
-  RealOptions(bool isDouble);
-
   explicit DeviceContext(const DeviceInfo & device);
 
 private:
   DeviceInfo m_Info;
+  cl::Device m_Device;
   cl::Context m_Context;
   std::vector<cl::CommandQueue> m_Queues;
   mutable std::mutex m_Mutex;

@@ -1,8 +1,8 @@
-// OpenCL device discovery and selection, over all platforms.
+// OpenCL device discovery and selection, over all platforms. Free of OpenCL
+// types: a DeviceInfo names its device by index, which the core's sources
+// resolve (CLDevice in gpurOpenCL.h).
 #ifndef gpurDevice_h
 #define gpurDevice_h
-
-#include "gpurOpenCL.h"
 
 #include <cstdint>
 #include <string>
@@ -11,18 +11,29 @@
 namespace gpur
 {
 
+/** The kind of an OpenCL device (CL_DEVICE_TYPE_*). */
+enum class DeviceType
+{
+  Other,
+  CPU,
+  GPU,
+  Accelerator
+};
+
 /** What the engines need to know about one OpenCL device. */
 struct DeviceInfo
 {
-  unsigned index = 0; ///< position in ListDevices()
-  cl_platform_id platform = nullptr;
-  cl_device_id id = nullptr;
+  /**
+   * Position in ListDevices(), and the device's opaque handle: the core finds
+   * the OpenCL device (and its shared DeviceContext) by it.
+   */
+  unsigned index = 0;
   std::string platformName;
   std::string name;
   std::string vendor;
   std::string version;
   std::string driverVersion;
-  cl_device_type type = 0;
+  DeviceType type = DeviceType::Other;
   std::uint64_t globalMemory = 0;
   std::uint64_t maxAllocation = 0;
   std::uint64_t localMemory = 0;

@@ -3,8 +3,6 @@
 #ifndef gpurError_h
 #define gpurError_h
 
-#include "gpurOpenCL.h"
-
 #include <stdexcept>
 #include <string>
 
@@ -25,23 +23,26 @@ public:
   using Error::Error;
 };
 
-/** An OpenCL call failed; the message names the call and the error code. */
+/**
+ * An OpenCL call failed; the message names the call and the error code, Code()
+ * is the OpenCL error code (a cl_int, e.g. -5 for CL_OUT_OF_RESOURCES).
+ */
 class OpenCLError : public Error
 {
 public:
-  OpenCLError(const std::string & message, cl_int code)
+  OpenCLError(const std::string & message, int code)
     : Error(message)
     , m_Code(code)
   {
   }
-  cl_int
+  int
   Code() const
   {
     return m_Code;
   }
 
 private:
-  cl_int m_Code;
+  int m_Code;
 };
 
 /** The program did not compile; the message holds the full build log. */
@@ -74,33 +75,11 @@ public:
 
 /** Symbolic name of an OpenCL error code, e.g. "CL_OUT_OF_RESOURCES". */
 const char *
-CLErrorName(cl_int code);
+CLErrorName(int code);
 
-/** Throws OpenCLError("<what> failed: <NAME> (<code>)") when code != CL_SUCCESS. */
+/** Throws OpenCLError("<what> failed: <NAME> (<code>)") when code != CL_SUCCESS (0). */
 void
-CheckCL(cl_int code, const char * what);
-
-/** Turns a cl::Error thrown by the C++ bindings into an OpenCLError with the code's name. */
-[[noreturn]] void
-RethrowCL(const cl::Error & e);
-
-/**
- * Runs f and converts the bindings' cl::Error into gpur::OpenCLError, so that
- * callers of the engines only ever see gpur::Error.
- */
-template<typename F>
-auto
-TranslateCLErrors(F && f) -> decltype(f())
-{
-  try
-  {
-    return f();
-  }
-  catch (const cl::Error & e)
-  {
-    RethrowCL(e);
-  }
-}
+CheckCL(int code, const char * what);
 
 } // namespace gpur
 

@@ -36,7 +36,7 @@ struct ExecutionOptions
 {
   Backend backend = Backend::Auto;
   std::string device; ///< device selection string, see SelectDevices(); "" = default device
-  /** Parallel loop of the CPU backend; empty: std::thread over all cores. */
+  /** Parallel loop of the CPU backend; empty: the process's thread pool over all cores (MakeThreadParallelFor). */
   ParallelForFunction parallelFor;
   /**
    * Bytes of memory an engine may use on each OpenCL device; 0: what the

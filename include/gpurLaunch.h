@@ -1,9 +1,10 @@
-// Helpers to launch kernels over an image grid.
+// Helpers to launch kernels over an image grid (device side).
 #ifndef gpurLaunch_h
 #define gpurLaunch_h
 
 #include "gpurDevice.h"
 #include "gpurGrid.h"
+#include "gpurOpenCL.h"
 
 #include <type_traits>
 

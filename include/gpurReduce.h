@@ -3,6 +3,7 @@
 #define gpurReduce_h
 
 #include "gpurBuffer.h"
+#include "gpurProgram.h"
 
 namespace gpur
 {
@@ -41,14 +42,14 @@ public:
 
 private:
   double
-  Run(cl::Kernel & kernel, std::size_t count, bool isMax);
+  Run(const Kernel & kernel, std::size_t count, bool isMax);
 
   DeviceContext & m_Context;
   std::size_t m_GroupSize;
-  cl::Kernel m_Sum;
-  cl::Kernel m_Max;
-  cl::Kernel m_Dot;
-  cl::Kernel m_SumSq;
+  Kernel m_Sum;
+  Kernel m_Max;
+  Kernel m_Dot;
+  Kernel m_SumSq;
   DeviceBuffer<Real> m_Partials;
 };
 

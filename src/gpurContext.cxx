@@ -11,9 +11,9 @@ std::shared_ptr<DeviceContext>
 DeviceContext::Get(const DeviceInfo & device)
 {
   static std::mutex mutex;
-  static std::map<cl_device_id, std::shared_ptr<DeviceContext>> contexts;
+  static std::map<unsigned, std::shared_ptr<DeviceContext>> contexts;
   std::lock_guard<std::mutex> lock(mutex);
-  auto & slot = contexts[device.id];
+  auto & slot = contexts[device.index];
   if (!slot)
   {
     slot = std::make_shared<DeviceContext>(device);
@@ -23,15 +23,15 @@ DeviceContext::Get(const DeviceInfo & device)
 
 DeviceContext::DeviceContext(const DeviceInfo & device)
   : m_Info(device)
+  , m_Device(CLDevice(device))
 {
   TranslateCLErrors(
     [&]
     {
-      cl::Device d(device.id, /*retainObject=*/true);
-      m_Context = cl::Context(d);
+      m_Context = cl::Context(m_Device);
       for (int i = 0; i < 2; ++i)
       {
-        m_Queues.emplace_back(m_Context, d, CL_QUEUE_PROFILING_ENABLE);
+        m_Queues.emplace_back(m_Context, m_Device, CL_QUEUE_PROFILING_ENABLE);
       }
     });
 }
@@ -70,7 +70,7 @@ DeviceContext::Program(const std::vector<KernelSource> & sources, const std::str
   cl_int err = CL_SUCCESS;
   cl::Program program(m_Context, texts, &err);
   CheckCL(err, "clCreateProgramWithSource");
-  cl::Device device(m_Info.id, true);
+  const cl::Device & device = m_Device;
   try
   {
     program.build({ device }, options.c_str());
@@ -94,15 +94,6 @@ DeviceContext::Program(const std::vector<KernelSource> & sources, const std::str
   ++m_BuildCount;
   m_Programs.emplace(key, program);
   return program;
-}
-
-cl::Kernel
-DeviceContext::Kernel(const cl::Program & program, const char * name)
-{
-  cl_int err = CL_SUCCESS;
-  cl::Kernel kernel(program, name, &err);
-  CheckCL(err, (std::string("clCreateKernel(") + name + ")").c_str());
-  return kernel;
 }
 
 unsigned
@@ -133,13 +124,6 @@ void
 DeviceContext::RequireDouble(const std::string & what) const
 {
   gpur::RequireDouble(m_Info, what);
-}
-
-std::string
-DeviceContext::RealOptions(bool isDouble)
-{
-  // No fast-relaxed-math: the CPU reference and the device must agree closely.
-  return isDouble ? "-DREAL=double -DREAL3=double3 -DGPUR_DOUBLE" : "-DREAL=float -DREAL3=float3";
 }
 
 void

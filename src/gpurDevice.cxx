@@ -1,6 +1,7 @@
 #include "gpurDevice.h"
 
 #include "gpurError.h"
+#include "gpurOpenCL.h"
 
 #include <algorithm>
 #include <cctype>
@@ -28,15 +29,35 @@ Trim(const std::string & s)
   return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
 }
 
-std::vector<DeviceInfo>
+/** Every device: what the engines see, and the OpenCL objects behind them (same order). */
+struct Discovered
+{
+  std::vector<DeviceInfo> infos;
+  std::vector<cl::Device> devices;
+};
+
+DeviceType
+TypeOf(cl_device_type type)
+{
+  if (type & CL_DEVICE_TYPE_GPU)
+    return DeviceType::GPU;
+  if (type & CL_DEVICE_TYPE_CPU)
+    return DeviceType::CPU;
+  if (type & CL_DEVICE_TYPE_ACCELERATOR)
+    return DeviceType::Accelerator;
+  return DeviceType::Other;
+}
+
+Discovered
 Discover()
 {
-  std::vector<DeviceInfo> devices;
+  Discovered found;
+  std::vector<DeviceInfo> & devices = found.infos;
   cl_uint numPlatforms = 0;
   // No ICD or no platform is not an error: it means "no OpenCL device".
   if (clGetPlatformIDs(0, nullptr, &numPlatforms) != CL_SUCCESS || numPlatforms == 0)
   {
-    return devices;
+    return found;
   }
   std::vector<cl::Platform> platforms;
   cl::Platform::get(&platforms);
@@ -55,26 +76,32 @@ Discover()
     {
       DeviceInfo info;
       info.index = static_cast<unsigned>(devices.size());
-      info.platform = platform();
-      info.id = d();
       info.platformName = Trim(platform.getInfo<CL_PLATFORM_NAME>().c_str());
       info.name = Trim(d.getInfo<CL_DEVICE_NAME>().c_str());
       info.vendor = Trim(d.getInfo<CL_DEVICE_VENDOR>().c_str());
       info.version = Trim(d.getInfo<CL_DEVICE_VERSION>().c_str());
       info.driverVersion = Trim(d.getInfo<CL_DRIVER_VERSION>().c_str());
-      info.type = d.getInfo<CL_DEVICE_TYPE>();
+      info.type = TypeOf(d.getInfo<CL_DEVICE_TYPE>());
       info.globalMemory = d.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
       info.maxAllocation = d.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
       info.localMemory = d.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
       info.computeUnits = d.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>();
       info.maxWorkGroupSize = d.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
       info.fp64 = d.getInfo<CL_DEVICE_DOUBLE_FP_CONFIG>() != 0;
-      // Keep the device alive for the whole process: DeviceInfo holds raw ids.
-      clRetainDevice(info.id);
       devices.push_back(info);
+      found.devices.push_back(d);
     }
   }
-  return devices;
+  return found;
+}
+
+const Discovered &
+Devices()
+{
+  static std::once_flag once;
+  static Discovered found;
+  std::call_once(once, [] { found = TranslateCLErrors([] { return Discover(); }); });
+  return found;
 }
 
 bool
@@ -83,16 +110,16 @@ IsNumber(const std::string & s)
   return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
 }
 
-cl_device_type
+DeviceType
 TypeFromName(const std::string & s)
 {
   if (s == "gpu")
-    return CL_DEVICE_TYPE_GPU;
+    return DeviceType::GPU;
   if (s == "cpu")
-    return CL_DEVICE_TYPE_CPU;
+    return DeviceType::CPU;
   if (s == "accelerator")
-    return CL_DEVICE_TYPE_ACCELERATOR;
-  return 0;
+    return DeviceType::Accelerator;
+  return DeviceType::Other;
 }
 
 std::string
@@ -135,7 +162,7 @@ AddItem(const std::string & rawItem, std::vector<DeviceInfo> & out)
         add(d);
       return;
     }
-    auto gpu = std::find_if(all.begin(), all.end(), [](const DeviceInfo & d) { return d.type & CL_DEVICE_TYPE_GPU; });
+    auto gpu = std::find_if(all.begin(), all.end(), [](const DeviceInfo & d) { return d.type == DeviceType::GPU; });
     if (gpu != all.end())
       add(*gpu);
     else if (!all.empty())
@@ -148,20 +175,20 @@ AddItem(const std::string & rawItem, std::vector<DeviceInfo> & out)
       add(d);
     matchedAny = !all.empty();
   }
-  else if (item.rfind("all-", 0) == 0 && TypeFromName(item.substr(4)) != 0)
+  else if (item.rfind("all-", 0) == 0 && TypeFromName(item.substr(4)) != DeviceType::Other)
   {
-    const cl_device_type t = TypeFromName(item.substr(4));
+    const DeviceType t = TypeFromName(item.substr(4));
     for (const auto & d : all)
-      if (d.type & t)
+      if (d.type == t)
       {
         add(d);
         matchedAny = true;
       }
   }
-  else if (TypeFromName(item) != 0)
+  else if (TypeFromName(item) != DeviceType::Other)
   {
-    const cl_device_type t = TypeFromName(item);
-    auto it = std::find_if(all.begin(), all.end(), [t](const DeviceInfo & d) { return (d.type & t) != 0; });
+    const DeviceType t = TypeFromName(item);
+    auto it = std::find_if(all.begin(), all.end(), [t](const DeviceInfo & d) { return d.type == t; });
     if (it != all.end())
     {
       add(*it);
@@ -200,12 +227,17 @@ AddItem(const std::string & rawItem, std::vector<DeviceInfo> & out)
 std::string
 DeviceInfo::TypeName() const
 {
-  if (type & CL_DEVICE_TYPE_GPU)
-    return "gpu";
-  if (type & CL_DEVICE_TYPE_CPU)
-    return "cpu";
-  if (type & CL_DEVICE_TYPE_ACCELERATOR)
-    return "accelerator";
+  switch (type)
+  {
+    case DeviceType::GPU:
+      return "gpu";
+    case DeviceType::CPU:
+      return "cpu";
+    case DeviceType::Accelerator:
+      return "accelerator";
+    case DeviceType::Other:
+      break;
+  }
   return "other";
 }
 
@@ -222,10 +254,19 @@ DeviceInfo::Describe() const
 const std::vector<DeviceInfo> &
 ListDevices()
 {
-  static std::once_flag once;
-  static std::vector<DeviceInfo> devices;
-  std::call_once(once, [] { devices = TranslateCLErrors([] { return Discover(); }); });
-  return devices;
+  return Devices().infos;
+}
+
+cl::Device
+CLDevice(const DeviceInfo & device)
+{
+  const Discovered & found = Devices();
+  if (device.index >= found.devices.size() || found.infos[device.index].name != device.name)
+  {
+    throw InvalidArgument("device handle " + std::to_string(device.index) + " ('" + device.name +
+                          "') is not a device of ListDevices(); " + AvailableList());
+  }
+  return found.devices[device.index];
 }
 
 const char *

@@ -1,10 +1,12 @@
 #include "gpurError.h"
 
+#include "gpurOpenCL.h"
+
 namespace gpur
 {
 
 const char *
-CLErrorName(cl_int code)
+CLErrorName(int code)
 {
   switch (code)
   {
@@ -79,7 +81,7 @@ CLErrorName(cl_int code)
 }
 
 void
-CheckCL(cl_int code, const char * what)
+CheckCL(int code, const char * what)
 {
   if (code != CL_SUCCESS)
   {

@@ -1,6 +1,7 @@
 #include "gpurIterativeDriver.h"
 
 #include "gpurError.h"
+#include "gpurOpenCL.h"
 #include "gpurStopwatch.h"
 
 namespace gpur

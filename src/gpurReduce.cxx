@@ -45,17 +45,13 @@ Reducer<Real>::Reducer(DeviceContext & context)
   TranslateCLErrors(
     [&]
     {
-      const bool isDouble = std::is_same<Real, double>::value;
-      if (isDouble)
-      {
-        context.RequireDouble("device reductions");
-      }
-      cl::Program program = context.Program({ CoreKernel("gpur_common.cl"), CoreKernel("gpur_reduce.cl") },
-                                            DeviceContext::RealOptions(isDouble));
-      m_Sum = DeviceContext::Kernel(program, "gpur_reduce_sum");
-      m_Max = DeviceContext::Kernel(program, "gpur_reduce_max");
-      m_Dot = DeviceContext::Kernel(program, "gpur_reduce_dot");
-      m_SumSq = DeviceContext::Kernel(program, "gpur_reduce_sumsq");
+      const Program program = BuildProgram(context,
+                                           ProgramSpec("device reductions", std::is_same<Real, double>::value)
+                                             .Core({ "gpur_common.cl", "gpur_reduce.cl" }));
+      m_Sum = program.MakeKernel("gpur_reduce_sum");
+      m_Max = program.MakeKernel("gpur_reduce_max");
+      m_Dot = program.MakeKernel("gpur_reduce_dot");
+      m_SumSq = program.MakeKernel("gpur_reduce_sumsq");
       m_Partials = DeviceBuffer<Real>(context, MaxGroups);
     });
 }
@@ -70,14 +66,14 @@ Reducer<Real>::GroupCount(std::size_t count) const
 
 template<typename Real>
 double
-Reducer<Real>::Run(cl::Kernel & kernel, std::size_t count, bool isMax)
+Reducer<Real>::Run(const Kernel & kernel, std::size_t count, bool isMax)
 {
   return TranslateCLErrors(
     [&]
     {
       const std::size_t groups = GroupCount(count);
       const auto & queue = m_Context.Queue(0);
-      queue.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(groups * m_GroupSize), cl::NDRange(m_GroupSize));
+      kernel.Enqueue(queue, cl::NDRange(groups * m_GroupSize), cl::NDRange(m_GroupSize));
       std::vector<Real> partials(groups);
       m_Partials.Download(queue, partials.data(), groups);
       if (isMax)
@@ -92,7 +88,7 @@ template<typename Real>
 double
 Reducer<Real>::Sum(const DeviceBuffer<Real> & x, std::size_t count)
 {
-  SetArgs(m_Sum, x.Get(), static_cast<cl_long>(count), m_Partials.Get(), cl::Local(m_GroupSize * sizeof(Real)));
+  m_Sum.Set(x.Get(), static_cast<cl_long>(count), m_Partials.Get(), cl::Local(m_GroupSize * sizeof(Real)));
   return Run(m_Sum, count, false);
 }
 
@@ -100,7 +96,7 @@ template<typename Real>
 double
 Reducer<Real>::Max(const DeviceBuffer<Real> & x, std::size_t count)
 {
-  SetArgs(m_Max, x.Get(), static_cast<cl_long>(count), m_Partials.Get(), cl::Local(m_GroupSize * sizeof(Real)));
+  m_Max.Set(x.Get(), static_cast<cl_long>(count), m_Partials.Get(), cl::Local(m_GroupSize * sizeof(Real)));
   return Run(m_Max, count, true);
 }
 
@@ -108,8 +104,7 @@ template<typename Real>
 double
 Reducer<Real>::Dot(const DeviceBuffer<Real> & x, const DeviceBuffer<Real> & y, std::size_t count)
 {
-  SetArgs(
-    m_Dot, x.Get(), y.Get(), static_cast<cl_long>(count), m_Partials.Get(), cl::Local(m_GroupSize * sizeof(Real)));
+  m_Dot.Set(x.Get(), y.Get(), static_cast<cl_long>(count), m_Partials.Get(), cl::Local(m_GroupSize * sizeof(Real)));
   return Run(m_Dot, count, false);
 }
 
@@ -117,7 +112,7 @@ template<typename Real>
 double
 Reducer<Real>::SumOfSquares(const DeviceBuffer<Real> & x, std::size_t count)
 {
-  SetArgs(m_SumSq, x.Get(), static_cast<cl_long>(count), m_Partials.Get(), cl::Local(m_GroupSize * sizeof(Real)));
+  m_SumSq.Set(x.Get(), static_cast<cl_long>(count), m_Partials.Get(), cl::Local(m_GroupSize * sizeof(Real)));
   return Run(m_SumSq, count, false);
 }
 

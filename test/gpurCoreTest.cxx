@@ -8,17 +8,22 @@
 #include "gpurFiniteDifference.h"
 #include "gpurLaunch.h"
 #include "gpurParallel.h"
+#include "gpurProgram.h"
 #include "gpurReduce.h"
 #include "gpurValidate.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <numeric>
 #include <sstream>
+#include <mutex>
 #include <random>
+#include <stdexcept>
 #include <thread>
 
 namespace
@@ -157,6 +162,89 @@ TEST(ProgramCache, BrokenKernelThrowsWithTheBuildLog)
   }
 }
 
+TEST(KernelRegistry, DefinesMakeSeparateCachedVariants)
+{
+  auto ctx = FirstContext();
+  auto spec = [](bool flag)
+  {
+    return gpur::ProgramSpec("registry test", false)
+      .Core({ "gpur_common.cl", "gpur_reduce.cl" })
+      .Define("GPUR_REGISTRY_TEST", flag)
+      .Define("GPUR_REGISTRY_VALUE", "3");
+  };
+  EXPECT_EQ(spec(true).Options(), "-DREAL=float -DREAL3=float3 -DGPUR_REGISTRY_TEST -DGPUR_REGISTRY_VALUE=3");
+  EXPECT_EQ(spec(false).Options(), "-DREAL=float -DREAL3=float3 -DGPUR_REGISTRY_VALUE=3");
+  EXPECT_EQ(gpur::ProgramSpec("x", true).Options(), "-DREAL=double -DREAL3=double3 -DGPUR_DOUBLE");
+  const unsigned before = ctx->BuildCount();
+  gpur::BuildProgram(*ctx, spec(true));
+  gpur::BuildProgram(*ctx, spec(false));
+  gpur::BuildProgram(*ctx, spec(true));
+  EXPECT_EQ(ctx->BuildCount(), before + 2) << "one build per option set, then the cache";
+}
+
+TEST(KernelRegistry, MissingKernelAndWrongArgumentsAreNamed)
+{
+  auto ctx = FirstContext();
+  const gpur::Program program =
+    gpur::BuildProgram(*ctx, gpur::ProgramSpec("registry test", false).Core({ "gpur_common.cl", "gpur_reduce.cl" }));
+  try
+  {
+    program.MakeKernel("gpur_no_such_kernel");
+    FAIL() << "a missing kernel was created";
+  }
+  catch (const gpur::OpenCLError & e)
+  {
+    const std::string m = e.what();
+    EXPECT_EQ(e.Code(), CL_INVALID_KERNEL_NAME);
+    for (const char * part :
+         { "gpur_no_such_kernel", "gpur_common.cl", "gpur_reduce.cl", "-DREAL=float", "registry test" })
+      EXPECT_NE(m.find(part), std::string::npos) << part << " in: " << m;
+  }
+  gpur::Kernel sum = program.MakeKernel("gpur_reduce_sum");
+  EXPECT_GE(sum.WorkGroupLimit(), 1u);
+  gpur::DeviceBuffer<float> x(*ctx, 16);
+  try
+  {
+    sum.Set(x.Get(), cl_long(16)); // gpur_reduce_sum takes 4
+    FAIL() << "a short argument list was accepted";
+  }
+  catch (const gpur::InvalidArgument & e)
+  {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("'gpur_reduce_sum'"), std::string::npos) << m;
+    EXPECT_NE(m.find("takes 4 arguments, the host gave 2"), std::string::npos) << m;
+  }
+  EXPECT_THROW(gpur::BuildProgram(*ctx, gpur::ProgramSpec("registry test", false).Core({ "nope.cl" })),
+               gpur::InvalidArgument);
+}
+
+TEST(KernelRegistry, OverrideFolderReachesTheRegistryAndBrokenFilesGiveTheLog)
+{
+  auto ctx = FirstContext();
+  // A module lookup with one embedded file; the override folder replaces it by the broken one.
+  const gpur::KernelLookup lookup = [](const char * name) -> const char *
+  { return std::string(name) == "broken.cl" ? "__kernel void fine(__global float * x) { x[0] = 1; }" : nullptr; };
+  EXPECT_NO_THROW(gpur::BuildProgram(*ctx, gpur::ProgramSpec("registry test", false).Module(lookup, { "broken.cl" }))
+                    .MakeKernel("fine"));
+  setenv(gpur::KernelDirectoryEnvironmentVariable(), GPUR_TEST_KERNEL_DIR, 1);
+  try
+  {
+    gpur::BuildProgram(*ctx, gpur::ProgramSpec("registry test", false).Module(lookup, { "broken.cl" }));
+    unsetenv(gpur::KernelDirectoryEnvironmentVariable());
+    FAIL() << "the broken override built";
+  }
+  catch (const gpur::BuildError & e)
+  {
+    unsetenv(gpur::KernelDirectoryEnvironmentVariable());
+    const std::string m = e.what();
+    EXPECT_NE(m.find("broken.cl"), std::string::npos) << m;
+    EXPECT_NE(m.find("build log"), std::string::npos) << m;
+    EXPECT_NE(m.find("undeclared_symbol_42"), std::string::npos) << m;
+  }
+  EXPECT_THROW(gpur::BuildProgram(*ctx, gpur::ProgramSpec("registry test", false).Module(lookup, { "other.cl" })),
+               gpur::InvalidArgument);
+}
+
 TEST(KernelSources, EnvironmentOverrideWins)
 {
   const std::string dir = testing::TempDir();
@@ -266,8 +354,8 @@ TEST(Stencils, DeviceGradientAndDivergenceAreAdjointAndMatchTheCPU)
   const std::size_t n = grid.Count();
   auto ctx = FirstContext();
   const auto u = RandomFloats(n, 4), px = RandomFloats(n, 5), py = RandomFloats(n, 6), pz = RandomFloats(n, 7);
-  const cl::Program program = ctx->Program({ gpur::CoreKernel("gpur_common.cl"), gpur::CoreKernel("gpur_stencils.cl") },
-                                           gpur::DeviceContext::RealOptions(false));
+  const gpur::Program program =
+    gpur::BuildProgram(*ctx, gpur::ProgramSpec("stencil test", false).Core({ "gpur_common.cl", "gpur_stencils.cl" }));
   gpur::DeviceBuffer<float> bu(*ctx, n), bpx(*ctx, n), bpy(*ctx, n), bpz(*ctx, n), gx(*ctx, n), gy(*ctx, n),
     gz(*ctx, n), div(*ctx, n);
   bu.Upload(ctx->Queue(), u);
@@ -277,13 +365,12 @@ TEST(Stencils, DeviceGradientAndDivergenceAreAdjointAndMatchTheCPU)
   const auto range = gpur::MakeImageRange(grid, ctx->Info());
   const auto ih = gpur::InverseSpacing<float>(grid);
   const cl_int nx = 37, ny = 23, nz = 11;
-  cl::Kernel grad = gpur::DeviceContext::Kernel(program, "gpur_gradient");
-  gpur::SetArgs(grad, bu.Get(), gx.Get(), gy.Get(), gz.Get(), nx, ny, nz, ih);
+  gpur::Kernel grad = program.MakeKernel("gpur_gradient");
+  grad.Set(bu.Get(), gx.Get(), gy.Get(), gz.Get(), nx, ny, nz, ih);
   cl::Event gradEvent;
-  ctx->Queue().enqueueNDRangeKernel(grad, cl::NullRange, range.global, range.local, nullptr, &gradEvent);
-  cl::Kernel dk = gpur::DeviceContext::Kernel(program, "gpur_divergence");
-  gpur::SetArgs(dk, bpx.Get(), bpy.Get(), bpz.Get(), div.Get(), nx, ny, nz, ih);
-  ctx->Queue().enqueueNDRangeKernel(dk, cl::NullRange, range.global, range.local);
+  grad.Enqueue(ctx->Queue(), range.global, range.local, &gradEvent);
+  program.MakeKernel("gpur_divergence")
+    .Launch(ctx->Queue(), range, bpx.Get(), bpy.Get(), bpz.Get(), div.Get(), nx, ny, nz, ih);
   const auto hgx = gx.Download(ctx->Queue()), hgy = gy.Download(ctx->Queue()), hgz = gz.Download(ctx->Queue());
   const auto hdiv = div.Download(ctx->Queue());
   EXPECT_GT(gpur::EventSeconds(gradEvent), 0.0) << "profiling events give kernel times";
@@ -380,6 +467,108 @@ TEST(Parallel, SumIsIndependentOfTheThreadCount)
   const auto three = gpur::ParallelSum(gpur::MakeThreadParallelFor(3), 100000, 1, body);
   EXPECT_EQ(one[0], three[0]);
   EXPECT_NEAR(one[0], std::log(100000.0) + 0.5772156649, 1e-4);
+}
+
+TEST(Parallel, WorkerExceptionIsCarriedBackToTheCaller)
+{
+  // Chunk 2 of 4 runs on a worker thread or on the caller; either way the
+  // exception must reach the caller (a worker's would otherwise end in std::terminate).
+  for (unsigned threads : { 2u, 4u, 8u })
+  {
+    const auto loop = gpur::MakeThreadParallelFor(threads);
+    EXPECT_THROW(loop(100,
+                      [](std::size_t begin, std::size_t)
+                      {
+                        if (begin >= 50)
+                          throw gpur::InvalidArgument("chunk at " + std::to_string(begin));
+                      }),
+                 gpur::InvalidArgument)
+      << threads;
+    std::atomic<std::size_t> covered{ 0 }; // the pool is still usable afterwards
+    loop(100, [&](std::size_t b, std::size_t e) { covered += e - b; });
+    EXPECT_EQ(covered.load(), 100u);
+  }
+}
+
+TEST(Parallel, UserLoopExceptionsAreCarriedBackByResolveParallelFor)
+{
+  // A loop like ITK's that runs the body on its own threads and does not catch.
+  const gpur::ParallelForFunction raw = [](std::size_t n, const gpur::RangeBody & body)
+  {
+    std::thread t([&] { body(n / 2, n); });
+    body(0, n / 2);
+    t.join();
+  };
+  const auto loop = gpur::ResolveParallelFor(raw);
+  EXPECT_THROW(loop(10,
+                    [](std::size_t begin, std::size_t)
+                    {
+                      if (begin > 0)
+                        throw std::runtime_error("worker");
+                    }),
+               std::runtime_error);
+  EXPECT_THROW(gpur::RunParallel(raw,
+                                 10,
+                                 [](std::size_t begin, std::size_t)
+                                 {
+                                   if (begin > 0)
+                                     throw std::runtime_error("worker");
+                                 }),
+               std::runtime_error);
+  EXPECT_TRUE(static_cast<bool>(gpur::ResolveParallelFor(gpur::ParallelForFunction())));
+}
+
+TEST(Parallel, NestedAndConcurrentLoopsCoverEveryIndexOnce)
+{
+  // Two callers (e.g. two engines run from two Python threads) each running
+  // loops whose bodies run loops: every index is visited exactly once and
+  // nothing deadlocks, whatever the pool's size.
+  const std::size_t outer = 16, inner = 1000;
+  std::vector<std::atomic<int>> hits[2] = { std::vector<std::atomic<int>>(outer * inner),
+                                            std::vector<std::atomic<int>>(outer * inner) };
+  auto run = [&](int k)
+  {
+    const auto loop = gpur::MakeThreadParallelFor(4);
+    for (int rep = 0; rep < 20; ++rep)
+      loop(outer,
+           [&](std::size_t o0, std::size_t o1)
+           {
+             for (std::size_t o = o0; o < o1; ++o)
+               loop(inner,
+                    [&](std::size_t i0, std::size_t i1)
+                    {
+                      for (std::size_t i = i0; i < i1; ++i)
+                        ++hits[k][o * inner + i];
+                    });
+           });
+  };
+  std::thread other(run, 1);
+  run(0);
+  other.join();
+  for (int k = 0; k < 2; ++k)
+    for (const auto & h : hits[k])
+      ASSERT_EQ(h.load(), 20);
+}
+
+TEST(Parallel, ChunksDependOnTheThreadCountOnly)
+{
+  // The documented promise: min(threads, n) contiguous chunks, the same on any machine.
+  for (unsigned threads : { 1u, 3u, 7u, 64u })
+  {
+    std::mutex mutex;
+    std::vector<std::pair<std::size_t, std::size_t>> chunks;
+    gpur::MakeThreadParallelFor(threads)(10,
+                                         [&](std::size_t b, std::size_t e)
+                                         {
+                                           const std::lock_guard<std::mutex> lock(mutex);
+                                           chunks.emplace_back(b, e);
+                                         });
+    std::sort(chunks.begin(), chunks.end());
+    const std::size_t expected = std::min<std::size_t>(threads, 10);
+    ASSERT_EQ(chunks.size(), expected) << threads;
+    for (std::size_t c = 0; c < expected; ++c)
+      EXPECT_EQ(chunks[c], std::make_pair(10 * c / expected, 10 * (c + 1) / expected)) << threads;
+  }
 }
 
 TEST(Validation, GridsAndValues)

@@ -5,6 +5,7 @@
 // (ITK streaming) must each equal the plain single-stepper run bit for bit.
 #include "gpurDecomposition.h"
 #include "gpurIterativeDriver.h"
+#include "gpurProgram.h"
 #include "gpurToyKernels.h" // generated from toy/*.cl
 
 #include <gtest/gtest.h>
@@ -148,14 +149,13 @@ class ToyProgram : public gpur::DeviceProgram<Real, ToyStep, ToySums>
 public:
   explicit ToyProgram(gpur::DeviceContext & context)
   {
-    const cl::Program program = context.Program(
-      { gpur::CoreKernel("gpur_common.cl"),
-        gpur::CoreKernel("gpur_reduce.cl"),
-        gpur::ResolveKernelSource("toy_fourth_order.cl", gpur::kernels::toy::Find("toy_fourth_order.cl")) },
-      gpur::DeviceContext::RealOptions(false));
-    m_First = gpur::DeviceContext::Kernel(program, "toy_first");
-    m_Second = gpur::DeviceContext::Kernel(program, "toy_second");
-    m_Sums = gpur::DeviceContext::Kernel(program, "toy_sums");
+    const gpur::Program program = gpur::BuildProgram(context,
+                                                     gpur::ProgramSpec("the toy method", false)
+                                                       .Core({ "gpur_common.cl", "gpur_reduce.cl" })
+                                                       .Module(gpur::kernels::toy::Find, { "toy_fourth_order.cl" }));
+    m_First = program.MakeKernel("toy_first");
+    m_Second = program.MakeKernel("toy_second");
+    m_Sums = program.MakeKernel("toy_sums");
   }
 
   struct Buffers : gpur::DeviceFields<Real>
@@ -189,19 +189,23 @@ public:
           const gpur::ImageRange & range,
           const ToyStep & step) override
   {
-    gpur::SetArgs(
-      m_First, d.Field(kU, 0).Get(), d.Field(kV, 0).Get(), Int(grid.size[0]), Int(grid.size[1]), Int(grid.size[2]));
-    queue.enqueueNDRangeKernel(m_First, cl::NullRange, range.global, range.local);
-    gpur::SetArgs(m_Second,
-                  d.Field(kF, 0).Get(),
-                  d.Field(kU, 0).Get(),
-                  d.Field(kV, 0).Get(),
-                  Int(grid.size[0]),
-                  Int(grid.size[1]),
-                  Int(grid.size[2]),
-                  Real(step.tau),
-                  Real(step.mu));
-    queue.enqueueNDRangeKernel(m_Second, cl::NullRange, range.global, range.local);
+    m_First.Launch(queue,
+                   range,
+                   d.Field(kU, 0).Get(),
+                   d.Field(kV, 0).Get(),
+                   Int(grid.size[0]),
+                   Int(grid.size[1]),
+                   Int(grid.size[2]));
+    m_Second.Launch(queue,
+                    range,
+                    d.Field(kF, 0).Get(),
+                    d.Field(kU, 0).Get(),
+                    d.Field(kV, 0).Get(),
+                    Int(grid.size[0]),
+                    Int(grid.size[1]),
+                    Int(grid.size[2]),
+                    Real(step.tau),
+                    Real(step.mu));
   }
   void
   Measure(const cl::CommandQueue & queue,
@@ -212,7 +216,8 @@ public:
           std::size_t z1) override
   {
     const std::size_t groupSize = range.local[0] * range.local[1] * range.local[2];
-    gpur::SetArgs(m_Sums,
+    m_Sums.Launch(queue,
+                  range,
                   d.Field(kU, 0).Get(),
                   d.Field(kV, 0).Get(),
                   Int(grid.size[0]),
@@ -222,7 +227,6 @@ public:
                   Int(z1),
                   d.Partials().Get(),
                   cl::Local(groupSize * sizeof(Real)));
-    queue.enqueueNDRangeKernel(m_Sums, cl::NullRange, range.global, range.local);
   }
   ToySums
   Sum(const Real * partials, std::size_t groups) const override
@@ -247,7 +251,7 @@ private:
   {
     return static_cast<cl_int>(n);
   }
-  cl::Kernel m_First, m_Second, m_Sums;
+  gpur::Kernel m_First, m_Second, m_Sums;
 };
 
 gpur::StepperFactories<Real, ToyStep, ToySums>

@@ -24,7 +24,7 @@ struct BCROptions
 {
   /** The algorithm of the shifted tridiagonal solves. */
   TridiagonalOptions tridiagonal;
-  /** The CPU's parallel loop; empty: std::thread over all cores. */
+  /** The CPU's parallel loop; empty: the thread pool over all cores (MakeThreadParallelFor). */
   ParallelForFunction parallelFor;
 };
 

@@ -98,7 +98,6 @@
 #ifndef gpurPSCRSolver_h
 #define gpurPSCRSolver_h
 
-#include "gpurBuffer.h"
 #include "gpurError.h"
 #include "gpurExecution.h"
 #include "gpurSeparableOperator.h"
@@ -121,6 +120,13 @@ class IncompatibleRightHandSide : public InvalidArgument
 public:
   using InvalidArgument::InvalidArgument;
 };
+
+// The device-buffer overloads below take the core's device-side types; a
+// program that calls them includes gpurBuffer.h (which brings the OpenCL C++
+// bindings) and links OpenCL. The rest of this header needs neither.
+class DeviceContext;
+template<typename T>
+class DeviceBuffer;
 
 /** Where a float (or complex<float>) solve computes; double solves always compute in double. */
 enum class PSCRPrecision
@@ -191,7 +197,7 @@ struct PSCROptions
   PSCRPrecision precision = PSCRPrecision::Automatic;
   /**
    * The CPU's parallel loop (plan setup, and solves on the CPU backend); empty:
-   * execution.parallelFor, and when that is empty too std::thread over all
+   * execution.parallelFor, and when that is empty too the thread pool over all
    * cores. Kept for existing callers; execution.parallelFor is the same setting.
    */
   ParallelForFunction parallelFor;

@@ -7,6 +7,7 @@
 
 #include "gpurBuffer.h"
 #include "gpurPSCRPlan.h"
+#include "gpurProgram.h"
 #include "gpurPSCRCheckedSolve.h"
 #include "gpurPSCRResidual.h"
 
@@ -31,13 +32,6 @@ RoundUp(std::size_t n, std::size_t m)
   return (n + m - 1) / m * m;
 }
 
-/** The largest work-group the kernel can run with on the device. */
-inline std::size_t
-KernelGroupLimit(const cl::Kernel & kernel, const DeviceInfo & device)
-{
-  return kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(cl::Device(device.id, true));
-}
-
 } // namespace pscr
 
 /**
@@ -49,7 +43,7 @@ KernelGroupLimit(const cl::Kernel & kernel, const DeviceInfo & device)
  * `what`); a compiler error throws BuildError with the build log.
  */
 template<typename Scalar>
-cl::Program
+Program
 BuildPSCRProgram(DeviceContext & context,
                  const DeviceInfo & device,
                  const std::string & what,
@@ -110,7 +104,7 @@ private:
   std::size_t m_WideBytes;     ///< bytes of the kernels' elimination scalar
   DeviceBuffer<Scalar> m_Factors;
   DeviceBuffer<unsigned char> m_Workspace; ///< Thomas: c' and the eliminated right-hand sides
-  cl::Kernel m_Thomas, m_LocalKernel;
+  Kernel m_Thomas, m_LocalKernel;
 };
 
 /**
@@ -215,7 +209,7 @@ private:
          bool withCouplings);
   /** pscr_reduce_couple (pass 0 or 1) or pscr_back_couple (pass -1) of a level. */
   void
-  Couple(cl::Kernel & kernel,
+  Couple(Kernel & kernel,
          unsigned d,
          std::size_t level,
          const cl::Buffer & X,
@@ -223,10 +217,10 @@ private:
          const cl::Buffer & shifts,
          int pass);
   void
-  Enqueue(const cl::Kernel & kernel, std::size_t inner, std::size_t second, std::size_t problems);
+  Enqueue(const Kernel & kernel, std::size_t inner, std::size_t second, std::size_t problems);
   /** A one-dimensional kernel over the Count() values. */
   void
-  EnqueueLinear(const cl::Kernel & kernel);
+  EnqueueLinear(const Kernel & kernel);
   /** e^T x (summed in double) and |x|^2; e is a tensor-product vector on the device. */
   std::complex<double>
   NullDot(const cl::Buffer & x, const DeviceBuffer<Scalar> & e, double & norm2);
@@ -248,8 +242,8 @@ private:
   DeviceBuffer<RealType<Scalar>> m_Partials; ///< singular: 3 sums per work-group
   DeviceBuffer<double> m_ResidualPartials;   ///< 3 sums per work-group
   std::unique_ptr<TridiagonalDeviceSolver<Scalar>> m_Tridiagonal;
-  cl::Kernel m_Gather, m_BlockEnds, m_ReduceCouple, m_BackCouple, m_BackUpdate, m_NullDot, m_NullAxpy, m_Residual,
-    m_Add, m_Widen, m_Narrow;
+  Kernel m_Gather, m_BlockEnds, m_ReduceCouple, m_BackCouple, m_BackUpdate, m_NullDot, m_NullAxpy, m_Residual, m_Add,
+    m_Widen, m_Narrow;
   std::size_t m_Group = 1, m_WideGroup = 1; ///< dimension-0 work-group sizes of the level kernels
   std::size_t m_ReduceGroup = 1, m_ReduceGroups = 1;
 };

@@ -5,8 +5,6 @@
 #include "gpurParallel.h"
 
 #include <cstddef>
-#include <exception>
-#include <mutex>
 
 namespace gpur
 {
@@ -14,9 +12,8 @@ namespace pscr
 {
 
 /**
- * body(0, n) on this thread when `parallelFor` is null, else split by it. An
- * exception thrown by the body on a worker thread is carried to the caller
- * (the first one wins) instead of terminating the program.
+ * body(0, n) on this thread when `parallelFor` is null, else split by it, with
+ * an exception thrown on a worker thread carried to the caller (RunParallel).
  */
 inline void
 ForEachRange(const ParallelForFunction * parallelFor, std::size_t n, const RangeBody & body)
@@ -30,26 +27,7 @@ ForEachRange(const ParallelForFunction * parallelFor, std::size_t n, const Range
     body(0, n);
     return;
   }
-  std::exception_ptr error;
-  std::mutex mutex;
-  (*parallelFor)(n,
-                 [&](std::size_t begin, std::size_t end)
-                 {
-                   try
-                   {
-                     body(begin, end);
-                   }
-                   catch (...)
-                   {
-                     const std::lock_guard<std::mutex> lock(mutex);
-                     if (!error)
-                       error = std::current_exception();
-                   }
-                 });
-  if (error)
-  {
-    std::rethrow_exception(error);
-  }
+  RunParallel(*parallelFor, n, body);
 }
 
 } // namespace pscr

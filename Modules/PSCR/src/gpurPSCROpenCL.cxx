@@ -152,31 +152,29 @@ PSCRDeviceSolver<Scalar>::PSCRDeviceSolver(std::shared_ptr<const PSCRPlan<Scalar
     [&]
     {
       DeviceContext & context = *m_Context;
-      const cl::Program program = BuildPSCRProgram<Scalar>(context, device, "PSCR solver", servesFloat);
-      m_Gather = DeviceContext::Kernel(program, "pscr_gather");
-      m_BlockEnds = DeviceContext::Kernel(program, "pscr_block_ends");
-      m_ReduceCouple = DeviceContext::Kernel(program, "pscr_reduce_couple");
-      m_BackCouple = DeviceContext::Kernel(program, "pscr_back_couple");
-      m_BackUpdate = DeviceContext::Kernel(program, "pscr_back_update");
-      m_NullDot = DeviceContext::Kernel(program, "pscr_null_dot");
-      m_NullAxpy = DeviceContext::Kernel(program, "pscr_null_axpy");
-      m_Residual = DeviceContext::Kernel(program, "pscr_residual_sums");
-      m_Add = DeviceContext::Kernel(program, "pscr_add");
+      const Program program = BuildPSCRProgram<Scalar>(context, device, "PSCR solver", servesFloat);
+      m_Gather = program.MakeKernel("pscr_gather");
+      m_BlockEnds = program.MakeKernel("pscr_block_ends");
+      m_ReduceCouple = program.MakeKernel("pscr_reduce_couple");
+      m_BackCouple = program.MakeKernel("pscr_back_couple");
+      m_BackUpdate = program.MakeKernel("pscr_back_update");
+      m_NullDot = program.MakeKernel("pscr_null_dot");
+      m_NullAxpy = program.MakeKernel("pscr_null_axpy");
+      m_Residual = program.MakeKernel("pscr_residual_sums");
+      m_Add = program.MakeKernel("pscr_add");
       if (servesFloat)
       {
-        m_Widen = DeviceContext::Kernel(program, "pscr_widen_data");
-        m_Narrow = DeviceContext::Kernel(program, "pscr_narrow_data");
+        m_Widen = program.MakeKernel("pscr_widen_data");
+        m_Narrow = program.MakeKernel("pscr_narrow_data");
       }
       std::size_t limit = kWideLevelGroup;
-      for (const cl::Kernel * k :
+      for (const Kernel * k :
            { &m_Gather, &m_BlockEnds, &m_ReduceCouple, &m_BackCouple, &m_BackUpdate, &m_NullAxpy, &m_Add })
-        limit = std::min(limit, pscr::KernelGroupLimit(*k, device));
+        limit = std::min(limit, k->WorkGroupLimit());
       m_Group = std::min(kLevelGroup, limit);
       m_WideGroup = limit;
       m_ReduceGroup = 1;
-      while (m_ReduceGroup * 2 <=
-             std::min(
-               { kReduceGroup, pscr::KernelGroupLimit(m_NullDot, device), pscr::KernelGroupLimit(m_Residual, device) }))
+      while (m_ReduceGroup * 2 <= std::min({ kReduceGroup, m_NullDot.WorkGroupLimit(), m_Residual.WorkGroupLimit() }))
         m_ReduceGroup *= 2; // gpur_group_sum needs a power of two
       m_ReduceGroups = std::clamp<std::size_t>(count / (64 * m_ReduceGroup), 1, kReduceGroupsMax);
 
@@ -290,27 +288,25 @@ PSCRDeviceSolver<Scalar>::Residual(const cl::Buffer & rhs, const cl::Buffer & u,
 {
   const PSCRPlan<Scalar> & p = *m_Plan;
   const bool threeD = p.axes.size() > 2;
-  SetArgs(m_Residual,
-          rhs,
-          u,
-          r,
-          p.shift,
-          m_Factors.Get(),
-          m_FactorOffset[0],
-          static_cast<cl_int>(p.axes[0].Size()),
-          m_FactorOffset[1],
-          static_cast<cl_int>(p.axes[1].Size()),
-          threeD ? m_FactorOffset[2] : cl_int(-1),
-          static_cast<cl_int>(threeD ? p.axes[2].Size() : 1),
-          m_Gram.Get(),
-          m_GramOffset[0],
-          m_GramOffset[1],
-          threeD ? m_GramOffset[2] : cl_int(-1),
-          cl_int(floorDigits),
-          m_ResidualPartials.Get(),
-          cl::Local(m_ReduceGroup * sizeof(double)));
-  Queue().enqueueNDRangeKernel(
-    m_Residual, cl::NullRange, cl::NDRange(m_ReduceGroups * m_ReduceGroup), cl::NDRange(m_ReduceGroup));
+  m_Residual.Set(rhs,
+                 u,
+                 r,
+                 p.shift,
+                 m_Factors.Get(),
+                 m_FactorOffset[0],
+                 static_cast<cl_int>(p.axes[0].Size()),
+                 m_FactorOffset[1],
+                 static_cast<cl_int>(p.axes[1].Size()),
+                 threeD ? m_FactorOffset[2] : cl_int(-1),
+                 static_cast<cl_int>(threeD ? p.axes[2].Size() : 1),
+                 m_Gram.Get(),
+                 m_GramOffset[0],
+                 m_GramOffset[1],
+                 threeD ? m_GramOffset[2] : cl_int(-1),
+                 cl_int(floorDigits),
+                 m_ResidualPartials.Get(),
+                 cl::Local(m_ReduceGroup * sizeof(double)));
+  m_Residual.Enqueue(Queue(), cl::NDRange(m_ReduceGroups * m_ReduceGroup), cl::NDRange(m_ReduceGroup));
   std::vector<double> partials(3 * m_ReduceGroups);
   m_ResidualPartials.Download(Queue(), partials.data(), partials.size());
   pscr::ResidualSums sums;
@@ -325,17 +321,16 @@ PSCRDeviceSolver<Scalar>::Residual(const cl::Buffer & rhs, const cl::Buffer & u,
 
 template<typename Scalar>
 void
-PSCRDeviceSolver<Scalar>::EnqueueLinear(const cl::Kernel & kernel)
+PSCRDeviceSolver<Scalar>::EnqueueLinear(const Kernel & kernel)
 {
-  Queue().enqueueNDRangeKernel(
-    kernel, cl::NullRange, cl::NDRange(pscr::RoundUp(m_Plan->Count(), m_WideGroup)), cl::NDRange(m_WideGroup));
+  kernel.Enqueue(Queue(), cl::NDRange(pscr::RoundUp(m_Plan->Count(), m_WideGroup)), cl::NDRange(m_WideGroup));
 }
 
 template<typename Scalar>
 void
 PSCRDeviceSolver<Scalar>::Add(const cl::Buffer & u, const cl::Buffer & d)
 {
-  SetArgs(m_Add, u, d, static_cast<cl_long>(m_Plan->Count()));
+  m_Add.Set(u, d, static_cast<cl_long>(m_Plan->Count()));
   EnqueueLinear(m_Add);
 }
 
@@ -351,7 +346,7 @@ template<typename Scalar>
 void
 PSCRDeviceSolver<Scalar>::Widen(const cl::Buffer & narrow, const cl::Buffer & wide)
 {
-  SetArgs(m_Widen, narrow, wide, static_cast<cl_long>(m_Plan->Count()));
+  m_Widen.Set(narrow, wide, static_cast<cl_long>(m_Plan->Count()));
   EnqueueLinear(m_Widen);
 }
 
@@ -359,7 +354,7 @@ template<typename Scalar>
 void
 PSCRDeviceSolver<Scalar>::Narrow(const cl::Buffer & wide, const cl::Buffer & narrow)
 {
-  SetArgs(m_Narrow, wide, narrow, static_cast<cl_long>(m_Plan->Count()));
+  m_Narrow.Set(wide, narrow, static_cast<cl_long>(m_Plan->Count()));
   EnqueueLinear(m_Narrow);
 }
 
@@ -385,14 +380,13 @@ PSCRDeviceSolver<Scalar>::Axis(unsigned d,
     const PSCRLevel & level = ap.levels[i - 1];
     Gather(d, i, X, problems, shifts, false);
     Axis(d - 1, a.z.Get(), problems * level.jobs, a.innerShifts.Get(), -1);
-    SetArgs(m_BlockEnds,
-            a.z.Get(),
-            static_cast<cl_long>(m_Plan->InnerCount(d)),
-            static_cast<cl_int>(level.jobs),
-            a.blocks[i - 1].Get(),
-            static_cast<cl_int>(level.blocks.size()),
-            a.vectors.Get(),
-            a.v.Get());
+    m_BlockEnds.Set(a.z.Get(),
+                    static_cast<cl_long>(m_Plan->InnerCount(d)),
+                    static_cast<cl_int>(level.jobs),
+                    a.blocks[i - 1].Get(),
+                    static_cast<cl_int>(level.blocks.size()),
+                    a.vectors.Get(),
+                    a.v.Get());
     Enqueue(m_BlockEnds, m_Plan->InnerCount(d), level.blocks.size(), problems);
     for (int pass = 0; pass < 2; ++pass)
       Couple(m_ReduceCouple, d, i, X, problems, shifts, pass);
@@ -407,14 +401,13 @@ PSCRDeviceSolver<Scalar>::Axis(unsigned d,
     const long inner =
       singular >= 0 && i == k ? singular * static_cast<long>(level.jobs) + static_cast<long>(ap.nullIndex) : -1;
     Axis(d - 1, a.z.Get(), problems * level.jobs, a.innerShifts.Get(), inner);
-    SetArgs(m_BackUpdate,
-            X,
-            static_cast<cl_int>(ap.n),
-            static_cast<cl_long>(m_Plan->InnerCount(d)),
-            a.z.Get(),
-            static_cast<cl_int>(level.jobs),
-            a.blocks[i - 1].Get(),
-            a.vectors.Get());
+    m_BackUpdate.Set(X,
+                     static_cast<cl_int>(ap.n),
+                     static_cast<cl_long>(m_Plan->InnerCount(d)),
+                     a.z.Get(),
+                     static_cast<cl_int>(level.jobs),
+                     a.blocks[i - 1].Get(),
+                     a.vectors.Get());
     Enqueue(m_BackUpdate, m_Plan->InnerCount(d), level.blocks.size(), problems);
   }
 }
@@ -432,27 +425,26 @@ PSCRDeviceSolver<Scalar>::Gather(unsigned d,
   const PSCRLevel & l = ap.levels[level - 1];
   const AxisBuffers & a = m_Axes[d];
   const std::size_t S = m_Plan->InnerCount(d);
-  SetArgs(m_Gather,
-          X,
-          static_cast<cl_int>(ap.n),
-          static_cast<cl_long>(S),
-          a.z.Get(),
-          static_cast<cl_int>(l.jobs),
-          a.blocks[level - 1].Get(),
-          a.jobBlock[level - 1].Get(),
-          static_cast<cl_int>(l.blocks.size()),
-          a.values.Get(),
-          a.vectors.Get(),
-          shifts,
-          a.innerShifts.Get(),
-          a.v.Get(),
-          cl_int(withCouplings ? 1 : 0));
+  m_Gather.Set(X,
+               static_cast<cl_int>(ap.n),
+               static_cast<cl_long>(S),
+               a.z.Get(),
+               static_cast<cl_int>(l.jobs),
+               a.blocks[level - 1].Get(),
+               a.jobBlock[level - 1].Get(),
+               static_cast<cl_int>(l.blocks.size()),
+               a.values.Get(),
+               a.vectors.Get(),
+               shifts,
+               a.innerShifts.Get(),
+               a.v.Get(),
+               cl_int(withCouplings ? 1 : 0));
   Enqueue(m_Gather, S, l.jobs, problems);
 }
 
 template<typename Scalar>
 void
-PSCRDeviceSolver<Scalar>::Couple(cl::Kernel & kernel,
+PSCRDeviceSolver<Scalar>::Couple(Kernel & pscrKernel,
                                  unsigned d,
                                  std::size_t level,
                                  const cl::Buffer & X,
@@ -465,6 +457,8 @@ PSCRDeviceSolver<Scalar>::Couple(cl::Kernel & kernel,
   const AxisBuffers & a = m_Axes[d];
   const std::size_t S = m_Plan->InnerCount(d);
   const bool innerY = d == 2; // z reduced: the couplings act on x and y
+  // The argument list depends on the pass, so they are set one by one here.
+  cl::Kernel & kernel = pscrKernel.Get();
   cl_uint arg = 0;
   kernel.setArg(arg++, X);
   kernel.setArg(arg++, static_cast<cl_long>(S));
@@ -482,21 +476,17 @@ PSCRDeviceSolver<Scalar>::Couple(cl::Kernel & kernel,
   kernel.setArg(arg++, static_cast<cl_int>(m_Plan->axes[0].Size()));
   kernel.setArg(arg++, innerY ? m_FactorOffset[1] : cl_int(-1));
   kernel.setArg(arg++, static_cast<cl_int>(innerY ? m_Plan->axes[1].Size() : 1));
-  Enqueue(kernel, S, l.blocks.size(), problems);
+  Enqueue(pscrKernel, S, l.blocks.size(), problems);
 }
 
 template<typename Scalar>
 void
-PSCRDeviceSolver<Scalar>::Enqueue(const cl::Kernel & kernel,
-                                  std::size_t inner,
-                                  std::size_t second,
-                                  std::size_t problems)
+PSCRDeviceSolver<Scalar>::Enqueue(const Kernel & kernel, std::size_t inner, std::size_t second, std::size_t problems)
 {
   if (second == 0 || problems == 0)
     return;
   const std::size_t group = inner >= m_WideGroup ? m_WideGroup : m_Group;
-  Queue().enqueueNDRangeKernel(
-    kernel, cl::NullRange, cl::NDRange(pscr::RoundUp(inner, group), second, problems), cl::NDRange(group, 1, 1));
+  kernel.Enqueue(Queue(), cl::NDRange(pscr::RoundUp(inner, group), second, problems), cl::NDRange(group, 1, 1));
 }
 
 template<typename Scalar>
@@ -506,17 +496,15 @@ PSCRDeviceSolver<Scalar>::NullDot(const cl::Buffer & x, const DeviceBuffer<Scala
   using Real = RealType<Scalar>;
   const PSCRPlan<Scalar> & p = *m_Plan;
   const bool threeD = p.axes.size() > 2;
-  SetArgs(m_NullDot,
-          x,
-          e.Get(),
-          static_cast<cl_int>(p.axes[0].Size()),
-          static_cast<cl_int>(p.axes[1].Size()),
-          static_cast<cl_int>(threeD ? p.axes[2].Size() : 1),
-          cl_int(threeD ? 1 : 0),
-          m_Partials.Get(),
-          cl::Local(m_ReduceGroup * sizeof(Real)));
-  Queue().enqueueNDRangeKernel(
-    m_NullDot, cl::NullRange, cl::NDRange(m_ReduceGroups * m_ReduceGroup), cl::NDRange(m_ReduceGroup));
+  m_NullDot.Set(x,
+                e.Get(),
+                static_cast<cl_int>(p.axes[0].Size()),
+                static_cast<cl_int>(p.axes[1].Size()),
+                static_cast<cl_int>(threeD ? p.axes[2].Size() : 1),
+                cl_int(threeD ? 1 : 0),
+                m_Partials.Get(),
+                cl::Local(m_ReduceGroup * sizeof(Real)));
+  m_NullDot.Enqueue(Queue(), cl::NDRange(m_ReduceGroups * m_ReduceGroup), cl::NDRange(m_ReduceGroup));
   std::vector<Real> partials(3 * m_ReduceGroups);
   m_Partials.Download(Queue(), partials.data(), partials.size());
   double re = 0, im = 0;
@@ -536,14 +524,13 @@ PSCRDeviceSolver<Scalar>::NullAxpy(const cl::Buffer & x, const DeviceBuffer<Scal
 {
   const PSCRPlan<Scalar> & p = *m_Plan;
   const bool threeD = p.axes.size() > 2;
-  SetArgs(m_NullAxpy,
-          x,
-          e.Get(),
-          static_cast<cl_int>(p.axes[0].Size()),
-          static_cast<cl_int>(p.axes[1].Size()),
-          static_cast<cl_int>(threeD ? p.axes[2].Size() : 1),
-          cl_int(threeD ? 1 : 0),
-          c);
+  m_NullAxpy.Set(x,
+                 e.Get(),
+                 static_cast<cl_int>(p.axes[0].Size()),
+                 static_cast<cl_int>(p.axes[1].Size()),
+                 static_cast<cl_int>(threeD ? p.axes[2].Size() : 1),
+                 cl_int(threeD ? 1 : 0),
+                 c);
   EnqueueLinear(m_NullAxpy);
 }
 

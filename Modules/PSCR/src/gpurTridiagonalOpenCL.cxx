@@ -2,7 +2,6 @@
 // (kernels/pscr_tridiagonal.cl), and the module's program.
 #include "gpurPSCRDevice.h"
 
-#include "gpurLaunch.h"
 #include "gpurPSCRKernels.h" // generated from kernels/*.cl
 
 #include <algorithm>
@@ -75,30 +74,20 @@ ThomasBytes(const DeviceInfo & device, std::size_t n, std::size_t maxCount)
 } // namespace
 
 template<typename Scalar>
-cl::Program
+Program
 BuildPSCRProgram(DeviceContext & context, const DeviceInfo & device, const std::string & what, bool servesFloat)
 {
-  const bool isDouble = std::is_same<RealType<Scalar>, double>::value;
-  if (isDouble)
-  {
-    RequireDouble(device, what);
-  }
-  auto module = [](const char * name) { return ResolveKernelSource(name, kernels::pscr::Find(name)); };
-  std::string options = DeviceContext::RealOptions(isDouble) + (IsComplex<Scalar>::value ? " -DPSCR_COMPLEX" : "");
-  // The residual checks need fp64 (pscr_residual.cl): a float tridiagonal
-  // solver on a device without it builds the rest alone. Every program of a
-  // device gets the same options, so the tridiagonal and PSCR solvers share it.
-  if (device.fp64)
-    options += " -DPSCR_CHECKS";
+  ProgramSpec spec(what, std::is_same<RealType<Scalar>, double>::value);
+  spec.Core({ "gpur_common.cl", "gpur_reduce.cl" })
+    .Module(kernels::pscr::Find, { "pscr_scalar.cl", "pscr_tridiagonal.cl", "pscr_solve.cl", "pscr_residual.cl" })
+    .Define("PSCR_COMPLEX", IsComplex<Scalar>::value)
+    // The residual checks need fp64 (pscr_residual.cl): a float tridiagonal
+    // solver on a device without it builds the rest alone. Every program of a
+    // device gets the same options, so the tridiagonal and PSCR solvers share it.
+    .Define("PSCR_CHECKS", device.fp64);
   if (servesFloat)
-    options += IsComplex<Scalar>::value ? " -DPSCR_NARROW=float2" : " -DPSCR_NARROW=float";
-  return context.Program({ CoreKernel("gpur_common.cl"),
-                           CoreKernel("gpur_reduce.cl"),
-                           module("pscr_scalar.cl"),
-                           module("pscr_tridiagonal.cl"),
-                           module("pscr_solve.cl"),
-                           module("pscr_residual.cl") },
-                         options);
+    spec.Define("PSCR_NARROW", IsComplex<Scalar>::value ? "float2" : "float");
+  return BuildProgram(context, spec);
 }
 
 template<typename Scalar>
@@ -129,7 +118,7 @@ TridiagonalDeviceSolver<Scalar>::TridiagonalDeviceSolver(DeviceContext & context
   TranslateCLErrors(
     [&]
     {
-      const cl::Program program = BuildPSCRProgram<Scalar>(context, device, "OpenCL tridiagonal solver", servesFloat);
+      const Program program = BuildPSCRProgram<Scalar>(context, device, "OpenCL tridiagonal solver", servesFloat);
       const std::size_t n = m_N;
       std::vector<Scalar> packed(4 * n, Scalar(0));
       std::copy(factors.A.diagonal.begin(), factors.A.diagonal.end(), packed.begin());
@@ -140,14 +129,14 @@ TridiagonalDeviceSolver<Scalar>::TridiagonalDeviceSolver(DeviceContext & context
       m_Factors.Upload(context.Queue(0), packed);
       if (m_Local)
       {
-        m_LocalKernel = DeviceContext::Kernel(program, "pscr_tridiagonal_local");
-        m_GroupSize = std::min(kLocalGroup, pscr::KernelGroupLimit(m_LocalKernel, device));
+        m_LocalKernel = program.MakeKernel("pscr_tridiagonal_local");
+        m_GroupSize = std::min(kLocalGroup, m_LocalKernel.WorkGroupLimit());
         m_Remainder = static_cast<int>(LocalRemainder(n, m_Stages));
       }
       else
       {
-        m_Thomas = DeviceContext::Kernel(program, "pscr_thomas");
-        m_GroupSize = std::min(kThomasGroup, pscr::KernelGroupLimit(m_Thomas, device));
+        m_Thomas = program.MakeKernel("pscr_thomas");
+        m_GroupSize = std::min(kThomasGroup, m_Thomas.WorkGroupLimit());
         m_Workspace =
           DeviceBuffer<unsigned char>(context, std::max<std::uint64_t>(1, ThomasBytes<Scalar>(device, n, maxCount)));
       }
@@ -178,37 +167,28 @@ TridiagonalDeviceSolver<Scalar>::Solve(const cl::CommandQueue & queue,
       if (m_Local)
       {
         const std::size_t crStop = std::min<std::size_t>(m_Stages.crStop, std::numeric_limits<cl_int>::max());
-        SetArgs(m_LocalKernel,
-                x,
-                n,
-                shifts,
-                m_Factors.Get(),
-                static_cast<cl_int>(crStop),
-                static_cast<cl_int>(m_Stages.pcrSteps),
-                static_cast<cl_long>(singular),
-                static_cast<cl_int>(m_Remainder),
-                cl::Local(4 * (m_N + m_Remainder) * m_WideBytes));
-        queue.enqueueNDRangeKernel(
-          m_LocalKernel, cl::NullRange, cl::NDRange(count * m_GroupSize), cl::NDRange(m_GroupSize));
+        m_LocalKernel.Set(x,
+                          n,
+                          shifts,
+                          m_Factors.Get(),
+                          static_cast<cl_int>(crStop),
+                          static_cast<cl_int>(m_Stages.pcrSteps),
+                          static_cast<cl_long>(singular),
+                          static_cast<cl_int>(m_Remainder),
+                          cl::Local(4 * (m_N + m_Remainder) * m_WideBytes));
+        m_LocalKernel.Enqueue(queue, cl::NDRange(count * m_GroupSize), cl::NDRange(m_GroupSize));
       }
       else
       {
-        SetArgs(m_Thomas,
-                x,
-                n,
-                static_cast<cl_int>(count),
-                shifts,
-                m_Factors.Get(),
-                m_Workspace.Get(),
-                static_cast<cl_long>(singular));
-        queue.enqueueNDRangeKernel(
-          m_Thomas, cl::NullRange, cl::NDRange(pscr::RoundUp(count, m_GroupSize)), cl::NDRange(m_GroupSize));
+        m_Thomas.Set(
+          x, n, static_cast<cl_int>(count), shifts, m_Factors.Get(), m_Workspace.Get(), static_cast<cl_long>(singular));
+        m_Thomas.Enqueue(queue, cl::NDRange(pscr::RoundUp(count, m_GroupSize)), cl::NDRange(m_GroupSize));
       }
     });
 }
 
 #define GPUR_INSTANTIATE_TRIDIAGONAL_DEVICE(T)                                                                         \
-  template cl::Program BuildPSCRProgram<T>(DeviceContext &, const DeviceInfo &, const std::string &, bool);            \
+  template Program BuildPSCRProgram<T>(DeviceContext &, const DeviceInfo &, const std::string &, bool);                \
   template class TridiagonalDeviceSolver<T>;
 
 GPUR_INSTANTIATE_TRIDIAGONAL_DEVICE(float)

@@ -176,7 +176,7 @@ NoiseResidual(const Real * f, const Grid & grid, const ParallelForFunction & par
 /**
  * A per-voxel estimate of the noise variance of f (same layout as f, strictly
  * positive), by the estimator described at NoiseEstimationOptions. Runs on the
- * CPU with `parallelFor` (default: std::thread on every core); the result does
+ * CPU with `parallelFor` (default: the thread pool on every core); the result does
  * not depend on the number of threads. Memory: about 21 bytes per voxel
  * besides the output.
  * Throws InvalidArgument for a null pointer, an invalid grid, fewer than 3

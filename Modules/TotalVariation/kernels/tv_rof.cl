@@ -2,6 +2,12 @@
 // Built after the core's gpur_common.cl, gpur_reduce.cl and gpur_stencils.cl.
 // One work-item per voxel; p has components px, py (and pz in 3D: nz > 1;
 // in 2D the host passes px for pz and it is never touched).
+//
+// Modes are build options, one cached program per combination, so the hot
+// kernels carry no branch on them (src/gpurTVDeviceKernels.cxx):
+//   TV_WEIGHTED    a data-term weight w is read (else the host passes f for w);
+//   TV_WRITE_BAR   tv_primal writes ubar (the Chambolle-Pock methods);
+//   TV_RELAXATION  tv_primal's weighted coefficients are PDU's relaxation, not the CP prox.
 
 // p <- proj_{|p|<=1}(p + sigma grad v)
 __kernel void tv_dual(__global const REAL * v,
@@ -24,7 +30,7 @@ __kernel void tv_dual(__global const REAL * v,
 }
 
 // u_new = u + b (f - u) + c div p (= (1 - b) u + b f + c div p, exact where u = f);
-// ubar = u_new + theta (u_new - u) when writeBar.
+// ubar = u_new + theta (u_new - u) with TV_WRITE_BAR.
 // With a data-term weight w (statistical TV: (lambda/2) sum (u-f)^2 / w), b, c
 // depend on the voxel: the prox (CP) gives b = tau lambda/(w + tau lambda),
 // c = tau w/(w + tau lambda); the PDU relaxation keeps b and has
@@ -33,42 +39,38 @@ __kernel void tv_primal(__global const REAL * f, __global REAL * u, __global REA
                         __global const REAL * px, __global const REAL * py, __global const REAL * pz,
                         __global const REAL * w,
                         int nx, int ny, int nz, REAL3 ih,
-                        REAL b, REAL c, REAL theta, int writeBar,
-                        int weighted, int relaxation, REAL tau, REAL lambda)
+                        REAL b, REAL c, REAL theta, REAL tau, REAL lambda)
 {
   const int x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
   if (x >= nx || y >= ny || z >= nz)
     return;
   const long i = gpur_index(x, y, z, nx, ny);
   const REAL d = gpur_div_bwd(px, py, pz, x, y, z, nx, ny, nz, ih);
-  if (weighted)
-  {
-    const REAL wi = w[i];
-    if (relaxation)
-    {
-      c = tau * wi / lambda;
-    }
-    else
-    {
-      const REAL t = tau * lambda, den = wi + t;
-      b = t / den;
-      c = tau * wi / den;
-    }
-  }
+#ifdef TV_WEIGHTED
+  const REAL wi = w[i];
+#ifdef TV_RELAXATION
+  c = tau * wi / lambda;
+#else
+  const REAL t = tau * lambda, den = wi + t;
+  b = t / den;
+  c = tau * wi / den;
+#endif
+#endif
   const REAL old = u[i];
   const REAL next = old + b * (f[i] - old) + c * d;
   u[i] = next;
-  if (writeBar)
-    ubar[i] = next + theta * (next - old);
+#ifdef TV_WRITE_BAR
+  ubar[i] = next + theta * (next - old);
+#endif
 }
 
 // Per-work-group partial sums of (u-f)^2 / w, |grad u|, f div p, w (div p)^2
-// (w = 1 unless weighted) over z-slices [z0, z1), written to
+// (w = 1 unless TV_WEIGHTED) over z-slices [z0, z1), written to
 // partials[4 * group + k]; the host adds them in double.
 // No early return: every work-item takes part in the group reductions.
 __kernel void tv_energies(__global const REAL * f, __global const REAL * u,
                           __global const REAL * px, __global const REAL * py, __global const REAL * pz,
-                          __global const REAL * w, int weighted,
+                          __global const REAL * w,
                           int nx, int ny, int nz, int z0, int z1, REAL3 ih,
                           __global REAL * partials, __local REAL * scratch)
 {
@@ -80,7 +82,11 @@ __kernel void tv_energies(__global const REAL * f, __global const REAL * u,
     const REAL3 g = gpur_grad_fwd(u, x, y, z, nx, ny, nz, ih);
     const REAL d = gpur_div_bwd(px, py, pz, x, y, z, nx, ny, nz, ih);
     const REAL r = u[i] - f[i];
-    const REAL wi = weighted ? w[i] : (REAL)1;
+#ifdef TV_WEIGHTED
+    const REAL wi = w[i];
+#else
+    const REAL wi = (REAL)1;
+#endif
     e0 = r * r / wi;
     e1 = sqrt(g.x * g.x + g.y * g.y + g.z * g.z);
     e2 = f[i] * d;

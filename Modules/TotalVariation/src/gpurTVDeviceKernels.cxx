@@ -41,39 +41,42 @@ PzOrPx(const TVDeviceState<Real> & s)
 {
   return s.pz.Size() > 0 ? s.pz : s.px;
 }
-template<typename Real>
-cl_int
-Weighted(const TVDeviceState<Real> & s)
-{
-  return s.w.Size() > 0 ? 1 : 0;
-}
 cl_int
 Int(std::size_t n)
 {
   return static_cast<cl_int>(n);
 }
-void
-Launch(const cl::CommandQueue & queue, const cl::Kernel & kernel, const ImageRange & range)
-{
-  queue.enqueueNDRangeKernel(kernel, cl::NullRange, range.global, range.local);
-}
-
 } // namespace
 
 template<typename Real>
 TVDeviceKernels<Real>::TVDeviceKernels(DeviceContext & context)
+  : m_Context(context)
 {
-  const bool isDouble = std::is_same<Real, double>::value;
-  if (isDouble)
+  if (std::is_same<Real, double>::value)
     context.RequireDouble("TV denoising");
-  const cl::Program program = context.Program({ CoreKernel("gpur_common.cl"),
-                                                CoreKernel("gpur_reduce.cl"),
-                                                CoreKernel("gpur_stencils.cl"),
-                                                ResolveKernelSource("tv_rof.cl", kernels::tv::Find("tv_rof.cl")) },
-                                              DeviceContext::RealOptions(isDouble));
-  m_Dual = DeviceContext::Kernel(program, "tv_dual");
-  m_Primal = DeviceContext::Kernel(program, "tv_primal");
-  m_Energies = DeviceContext::Kernel(program, "tv_energies");
+}
+
+template<typename Real>
+typename TVDeviceKernels<Real>::Variant &
+TVDeviceKernels<Real>::For(const TVDeviceState<Real> & s, bool relaxation)
+{
+  const bool weighted = s.w.Size() > 0, writeBar = s.HasBar();
+  Variant & v = m_Variants[(weighted ? 1 : 0) + (writeBar ? 2 : 0) + (relaxation ? 4 : 0)];
+  if (!v.built)
+  {
+    const Program program = BuildProgram(m_Context,
+                                         ProgramSpec("TV denoising", std::is_same<Real, double>::value)
+                                           .Core({ "gpur_common.cl", "gpur_reduce.cl", "gpur_stencils.cl" })
+                                           .Module(kernels::tv::Find, { "tv_rof.cl" })
+                                           .Define("TV_WEIGHTED", weighted)
+                                           .Define("TV_WRITE_BAR", writeBar)
+                                           .Define("TV_RELAXATION", relaxation));
+    v.dual = program.MakeKernel("tv_dual");
+    v.primal = program.MakeKernel("tv_primal");
+    v.energies = program.MakeKernel("tv_energies");
+    v.built = true;
+  }
+  return v;
 }
 
 template<typename Real>
@@ -84,18 +87,20 @@ TVDeviceKernels<Real>::Dual(const cl::CommandQueue & queue,
                             const ImageRange & range,
                             const TVStep & step)
 {
+  m_Relaxation = step.relaxation;
   const auto & v = step.dualUsesBar ? s.bar : s.u;
-  SetArgs(m_Dual,
-          v.Get(),
-          s.px.Get(),
-          s.py.Get(),
-          PzOrPx(s).Get(),
-          Int(grid.size[0]),
-          Int(grid.size[1]),
-          Int(grid.size[2]),
-          InverseSpacing<Real>(grid),
-          Real(step.sigma));
-  Launch(queue, m_Dual, range);
+  For(s, step.relaxation)
+    .dual.Launch(queue,
+                 range,
+                 v.Get(),
+                 s.px.Get(),
+                 s.py.Get(),
+                 PzOrPx(s).Get(),
+                 Int(grid.size[0]),
+                 Int(grid.size[1]),
+                 Int(grid.size[2]),
+                 InverseSpacing<Real>(grid),
+                 Real(step.sigma));
 }
 
 template<typename Real>
@@ -106,28 +111,26 @@ TVDeviceKernels<Real>::Primal(const cl::CommandQueue & queue,
                               const ImageRange & range,
                               const TVStep & step)
 {
-  const bool writeBar = s.HasBar();
-  SetArgs(m_Primal,
-          s.f.Get(),
-          s.u.Get(),
-          writeBar ? s.bar.Get() : s.u.Get(),
-          s.px.Get(),
-          s.py.Get(),
-          PzOrPx(s).Get(),
-          WeightOrF(s).Get(),
-          Int(grid.size[0]),
-          Int(grid.size[1]),
-          Int(grid.size[2]),
-          InverseSpacing<Real>(grid),
-          Real(step.b),
-          Real(step.c),
-          Real(step.theta),
-          cl_int(writeBar ? 1 : 0),
-          Weighted(s),
-          cl_int(step.relaxation ? 1 : 0),
-          Real(step.tau),
-          Real(step.lambda));
-  Launch(queue, m_Primal, range);
+  m_Relaxation = step.relaxation;
+  For(s, step.relaxation)
+    .primal.Launch(queue,
+                   range,
+                   s.f.Get(),
+                   s.u.Get(),
+                   s.HasBar() ? s.bar.Get() : s.u.Get(),
+                   s.px.Get(),
+                   s.py.Get(),
+                   PzOrPx(s).Get(),
+                   WeightOrF(s).Get(),
+                   Int(grid.size[0]),
+                   Int(grid.size[1]),
+                   Int(grid.size[2]),
+                   InverseSpacing<Real>(grid),
+                   Real(step.b),
+                   Real(step.c),
+                   Real(step.theta),
+                   Real(step.tau),
+                   Real(step.lambda));
 }
 
 template<typename Real>
@@ -140,23 +143,23 @@ TVDeviceKernels<Real>::Energies(const cl::CommandQueue & queue,
                                 std::size_t z1)
 {
   const std::size_t groupSize = range.local[0] * range.local[1] * range.local[2];
-  SetArgs(m_Energies,
-          s.f.Get(),
-          s.u.Get(),
-          s.px.Get(),
-          s.py.Get(),
-          PzOrPx(s).Get(),
-          WeightOrF(s).Get(),
-          Weighted(s),
-          Int(grid.size[0]),
-          Int(grid.size[1]),
-          Int(grid.size[2]),
-          Int(z0),
-          Int(z1),
-          InverseSpacing<Real>(grid),
-          s.partials.Get(),
-          cl::Local(groupSize * sizeof(Real)));
-  Launch(queue, m_Energies, range);
+  For(s, m_Relaxation)
+    .energies.Launch(queue,
+                     range,
+                     s.f.Get(),
+                     s.u.Get(),
+                     s.px.Get(),
+                     s.py.Get(),
+                     PzOrPx(s).Get(),
+                     WeightOrF(s).Get(),
+                     Int(grid.size[0]),
+                     Int(grid.size[1]),
+                     Int(grid.size[2]),
+                     Int(z0),
+                     Int(z1),
+                     InverseSpacing<Real>(grid),
+                     s.partials.Get(),
+                     cl::Local(groupSize * sizeof(Real)));
 }
 
 template<typename Real>

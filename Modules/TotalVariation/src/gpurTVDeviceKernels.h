@@ -5,7 +5,7 @@
 #define gpurTVDeviceKernels_h
 
 #include "gpurBuffer.h"
-#include "gpurLaunch.h"
+#include "gpurProgram.h"
 #include "gpurTVStepper.h"
 
 #include <cstdint>
@@ -46,7 +46,9 @@ struct TVDeviceState
 /**
  * The dual, primal and energy kernels built for one device and Real. Each call
  * enqueues on the given queue with the grid (nx, ny, nz, spacing) the buffers
- * hold; nothing waits.
+ * hold; nothing waits. The modes of the state (weighted, ubar written) and of
+ * the step (PDU relaxation) select a program variant built with them as
+ * defines (see kernels/tv_rof.cl), built on first use (BuildError then).
  */
 template<typename Real>
 class TVDeviceKernels
@@ -79,7 +81,18 @@ public:
   Sum(const Real * partials, std::size_t groups);
 
 private:
-  cl::Kernel m_Dual, m_Primal, m_Energies;
+  struct Variant
+  {
+    bool built = false;
+    Kernel dual, primal, energies;
+  };
+  /** The kernels of the variant for the state's layout and the relaxation mode (built on first use). */
+  Variant &
+  For(const TVDeviceState<Real> & state, bool relaxation);
+
+  DeviceContext & m_Context;
+  Variant m_Variants[8];
+  bool m_Relaxation = false; ///< of the last step, for Energies (which does not depend on it)
 };
 
 } // namespace gpur

@@ -4,7 +4,7 @@
 // double. The partials are double on devices with fp64, also for float images
 // (see kernels/tv_gd.cl).
 #include "gpurBuffer.h"
-#include "gpurLaunch.h"
+#include "gpurProgram.h"
 #include "gpurReduce.h"
 #include "gpurTVGDStepper.h"
 #include "gpurTVKernels.h" // generated from kernels/*.cl
@@ -24,7 +24,7 @@ public:
                     const Grid & grid,
                     const TVGDStencilConstants & constants,
                     const DeviceInfo & device)
-    : m_Context(ContextFor(device))
+    : m_Context(DeviceContext::Get(device))
     , m_Grid(grid)
     , m_Count(grid.Count())
     , m_Slice(grid.size[0] * grid.size[1])
@@ -35,17 +35,20 @@ public:
     , m_AccDouble(device.fp64)
   {
     const bool isDouble = std::is_same<Real, double>::value;
+    if (isDouble)
+      RequireDouble(device, "TV gradient descent"); // the caller's description of the device
+    const Program program =
+      BuildProgram(*m_Context,
+                   ProgramSpec("TV gradient descent", isDouble)
+                     .Core({ "gpur_common.cl" })
+                     .Module(kernels::tv::Find, { "tv_gd.cl" })
+                     .Define("TVGD_ACC_DOUBLE", m_AccDouble)
+                     .Option("-cl-fp32-correctly-rounded-divide-sqrt", !isDouble && CorrectlyRoundedFloat()));
+    m_GradientKernel = program.MakeKernel("tvgd_gradient");
+    m_UpdateKernel = program.MakeKernel("tvgd_update");
+    m_ResidualKernel = program.MakeKernel("tvgd_residual");
     m_Context->CheckMemory(
       3 * m_Count * sizeof(Real), m_Count * sizeof(Real), "TV gradient descent of " + grid.ToString());
-
-    const std::string options =
-      DeviceContext::RealOptions(isDouble) + (m_AccDouble ? " -DTVGD_ACC_DOUBLE" : "") +
-      (!isDouble && CorrectlyRoundedFloat(device) ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
-    const cl::Program program = m_Context->Program(
-      { CoreKernel("gpur_common.cl"), ResolveKernelSource("tv_gd.cl", kernels::tv::Find("tv_gd.cl")) }, options);
-    m_GradientKernel = DeviceContext::Kernel(program, "tvgd_gradient");
-    m_UpdateKernel = DeviceContext::Kernel(program, "tvgd_update");
-    m_ResidualKernel = DeviceContext::Kernel(program, "tvgd_residual");
 
     DeviceContext & ctx = *m_Context;
     m_F = DeviceBuffer<Real>(ctx, m_Count, CL_MEM_READ_ONLY);
@@ -70,37 +73,35 @@ public:
   double
   Gradient(std::size_t firstSlice, std::size_t slices) override
   {
-    SetArgs(m_GradientKernel,
-            m_U.Get(),
-            m_Du.Get(),
-            Size(0),
-            Size(1),
-            Size(2),
-            cl_int(firstSlice),
-            cl_int(firstSlice + slices),
-            m_InverseSpacing,
-            m_InverseDelta2,
-            m_Epsilon,
-            Partials(),
-            Scratch());
+    m_GradientKernel.Set(m_U.Get(),
+                         m_Du.Get(),
+                         Size(0),
+                         Size(1),
+                         Size(2),
+                         cl_int(firstSlice),
+                         cl_int(firstSlice + slices),
+                         m_InverseSpacing,
+                         m_InverseDelta2,
+                         m_Epsilon,
+                         Partials(),
+                         Scratch());
     return LaunchAndSum(m_GradientKernel, slices);
   }
 
   double
   Update(double scale, std::size_t firstSlice, std::size_t slices, bool withResidual) override
   {
-    SetArgs(m_UpdateKernel,
-            m_F.Get(),
-            m_U.Get(),
-            m_Du.Get(),
-            Size(0),
-            Size(1),
-            cl_int(firstSlice),
-            cl_int(firstSlice + slices),
-            static_cast<Real>(scale),
-            cl_int(withResidual ? 1 : 0),
-            Partials(),
-            Scratch());
+    m_UpdateKernel.Set(m_F.Get(),
+                       m_U.Get(),
+                       m_Du.Get(),
+                       Size(0),
+                       Size(1),
+                       cl_int(firstSlice),
+                       cl_int(firstSlice + slices),
+                       static_cast<Real>(scale),
+                       cl_int(withResidual ? 1 : 0),
+                       Partials(),
+                       Scratch());
     if (!withResidual)
     {
       if (slices > 0)
@@ -113,15 +114,8 @@ public:
   double
   Residual(std::size_t firstSlice, std::size_t slices) override
   {
-    SetArgs(m_ResidualKernel,
-            m_F.Get(),
-            m_U.Get(),
-            Size(0),
-            Size(1),
-            cl_int(firstSlice),
-            cl_int(firstSlice + slices),
-            Partials(),
-            Scratch());
+    m_ResidualKernel.Set(
+      m_F.Get(), m_U.Get(), Size(0), Size(1), cl_int(firstSlice), cl_int(firstSlice + slices), Partials(), Scratch());
     return LaunchAndSum(m_ResidualKernel, slices);
   }
 
@@ -144,21 +138,10 @@ private:
    * Whether the device can round float division and sqrt correctly (as the CPU
    * does); OpenCL's default allows 2.5 and 3 ulp, which TV-GD would amplify.
    */
-  static bool
-  CorrectlyRoundedFloat(const DeviceInfo & device)
+  bool
+  CorrectlyRoundedFloat() const
   {
-    const cl::Device d(device.id, /*retainObject=*/true);
-    return (d.getInfo<CL_DEVICE_SINGLE_FP_CONFIG>() & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
-  }
-  /** The device's shared context, after refusing double on a device without fp64. */
-  static std::shared_ptr<DeviceContext>
-  ContextFor(const DeviceInfo & device)
-  {
-    if (std::is_same<Real, double>::value)
-    {
-      RequireDouble(device, "TV gradient descent");
-    }
-    return DeviceContext::Get(device);
+    return (m_Context->Device().getInfo<CL_DEVICE_SINGLE_FP_CONFIG>() & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
   }
   const cl::CommandQueue &
   Queue() const
@@ -171,10 +154,9 @@ private:
     return static_cast<cl_int>(m_Grid.size[axis]);
   }
   void
-  Launch(const cl::Kernel & kernel, std::size_t slices) const
+  Launch(const Kernel & kernel, std::size_t slices) const
   {
-    Queue().enqueueNDRangeKernel(
-      kernel, cl::NullRange, cl::NDRange(m_Range.global[0], m_Range.global[1], slices), m_Range.local);
+    kernel.Enqueue(Queue(), cl::NDRange(m_Range.global[0], m_Range.global[1], slices), m_Range.local);
   }
   const cl::Buffer &
   Partials() const
@@ -188,7 +170,7 @@ private:
   }
   /** Launches over the slices and returns the double sum of the work-groups' partials. */
   double
-  LaunchAndSum(const cl::Kernel & kernel, std::size_t slices)
+  LaunchAndSum(const Kernel & kernel, std::size_t slices)
   {
     if (slices == 0)
       return 0.0;
@@ -214,7 +196,7 @@ private:
   const CLReal3<Real> m_InverseSpacing;
   const Real m_InverseDelta2, m_Epsilon;
   const bool m_AccDouble; ///< partial sums in double (the device has fp64)
-  cl::Kernel m_GradientKernel, m_UpdateKernel, m_ResidualKernel;
+  Kernel m_GradientKernel, m_UpdateKernel, m_ResidualKernel;
   DeviceBuffer<Real> m_F, m_U, m_Du, m_PartialsReal;
   DeviceBuffer<double> m_PartialsDouble;
   std::size_t m_GroupsPerSlice = 0, m_GroupSize = 0;

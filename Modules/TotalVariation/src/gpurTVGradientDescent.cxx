@@ -2,6 +2,7 @@
 // L2 normalisation, the stopping rule and progress. The backends (steppers)
 // execute the two halves of an iteration, see gpurTVGDStepper.h.
 #include "gpurTVGradientDescent.h"
+#include "gpurOpenCL.h" // TranslateCLErrors
 
 #include "gpurIterativeDriver.h"
 #include "gpurTVGDStepper.h"
