@@ -1,5 +1,7 @@
-// Several devices as one stepper: z-slabs with two-sided halos, for any field
-// layout that declares itself decomposable.
+// Several devices as one stepper: z-slabs (the domain decomposition of
+// [Huang2023, §4.2]) with two-sided halos, for any field layout that declares
+// itself decomposable. The left-only buffers of [Huang2023, §4.2.1] are not
+// enough: a step such as TV's gradient and divergence reads both neighbours.
 #ifndef gpurSlabStepper_h
 #define gpurSlabStepper_h
 

@@ -1,6 +1,7 @@
 // One device for grids larger than its memory, for any decomposable field
 // layout: the state lives in host memory and padded z-regions stream through
-// the device.
+// the device (the multiple-splits scheme of [Huang2023, §4.2.2, Algorithm 4],
+// with two-sided halos).
 #ifndef gpurStreamStepper_h
 #define gpurStreamStepper_h
 

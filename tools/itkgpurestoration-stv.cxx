@@ -68,7 +68,7 @@ DeclareOptions(gpur::cli::Parser & parser, Options & o)
     .label = "Noise variance";
   parser
     .AddChoice("--method",
-               "accelerated (Chambolle-Pock, converges at the default tolerance), cp or pdu (the thesis' S-PDU) "
+               "accelerated (Chambolle-Pock, converges at the default tolerance), cp or pdu (S-PDU of Huang 2023) "
                "solve the noise-weighted ROF model; tvgd (TV gradient descent) and awtv (adaptive-weighted TV) "
                "descend from the input until ||u - f|| reaches a target.",
                { "accelerated", "cp", "pdu", "tvgd", "awtv" },
@@ -87,7 +87,7 @@ DeclareOptions(gpur::cli::Parser & parser, Options & o)
     .AddDouble("--weight-exponent",
                "G",
                "accelerated/cp/pdu: gamma of the weights var^gamma (normalised by their mean), 0 to 2; 1 is the "
-               "thesis' model, 0.5 weights by sigma, 0 is plain TV.",
+               "model of Huang 2023, 0.5 weights by sigma, 0 is plain TV.",
                o.weightExponent,
                ParseNonNegativeDouble)
     .label = "Weight exponent";
@@ -125,8 +125,8 @@ DeclareOptions(gpur::cli::Parser & parser, Options & o)
   step.label = "Step length";
   step.group = "Gradient descent";
   auto & unit = parser.AddChoice("--step-unit",
-                                 "tvgd/awtv: rms (change per voxel, independent of the size) or l2 (the thesis' "
-                                 "lambda, in the global L2 norm).",
+                                 "tvgd/awtv: rms (change per voxel, independent of the size) or l2 (the lambda "
+                                 "of Huang 2023, in the global L2 norm).",
                                  { "rms", "l2" },
                                  o.stepUnit);
   unit.label = "Step unit";

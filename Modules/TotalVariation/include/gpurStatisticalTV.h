@@ -1,14 +1,13 @@
-// Engine of statistical TV denoising for CT (Huang 2023, "Statistical 3D
-// Denoising on GPUs for Industrial CT", master's thesis, TU Munich): the
+// Engine of statistical TV denoising for CT [Huang2023]: the
 // noise-weighted ROF model with a per-voxel noise variance (given, or estimated
 // from the image), a weight exponent, and lambda chosen by the discrepancy
-// principle (Morozov 1966) on request.
+// principle [Morozov1966] on request.
 //
 //   min_u  (lambda/2) sum_i (u_i - f_i)^2 / w_i + TV(u),
 //   w_i = var_i^gamma / mean(var^gamma)          (gamma = weightExponent)
 //
-// gamma = 1 is the thesis' model (its eq. 2.5: w = the variance, the weighted
-// least squares of Gaussian noise); gamma = 0.5 weights by the standard
+// gamma = 1 is the model of [Huang2023, eq. (2.5)] (w = the variance, the weighted
+// least squares of Gaussian noise [Sawatzky2014]); gamma = 0.5 weights by the standard
 // deviation; gamma = 0 is plain ROF. Normalising w by its mean keeps
 // lambda in the range of plain TV.
 #ifndef gpurStatisticalTV_h
@@ -26,7 +25,7 @@ struct StatisticalTVParameters
   /**
    * lambda, algorithm, iterations and gap tolerance of every solve. The default
    * algorithm is the accelerated Chambolle-Pock method, which meets the gap
-   * tolerance 1e-4 in 90-200 iterations on CT volumes where the thesis' PDU is
+   * tolerance 1e-4 in 90-200 iterations on CT volumes where PDU [Huang2023, Algorithm 1] is
    * still at 2e-4 to 5e-4 after 500 (measured on a 96^3 scan, lambda 45-70).
    * With automaticLambda, tv.lambda is not used (the search starts from the data).
    */
@@ -158,7 +157,7 @@ DenoiseStatisticalTV(const Real * f,
  * ||u - f||^2 >= discrepancyFactor * sum(var) (the discrepancy principle for
  * the unweighted residual, the counterpart of the primal-dual automatic lambda),
  * at most gd.iterations; gd.targetResidual > 0 is an explicit target instead
- * (the thesis' comparison of PDU and TV-GD at equal residual, its sec. 6.5);
+ * (the comparison of PDU and TV-GD at equal residual of [Huang2023, §6.5]);
  * neither runs gd.iterations.
  */
 struct StatisticalTVGDParameters

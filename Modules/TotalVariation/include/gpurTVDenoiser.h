@@ -25,13 +25,15 @@ namespace gpur
 /** The primal-dual method that solves ROF. */
 enum class TVAlgorithm
 {
-  /** Chambolle-Pock 2011 (Alg. 1), constant steps tau = sigma = 1/||grad||, theta = 1. */
+  /** Chambolle-Pock [Chambolle2011, Alg. 1], constant steps tau = sigma = 1/||grad||, theta = 1. */
   ChambollePock,
-  /** Chambolle-Pock 2011 (Alg. 2), O(1/k^2) for the strongly convex ROF; the default. */
+  /** Chambolle-Pock [Chambolle2011, Alg. 2], O(1/k^2) for the strongly convex ROF; the default. */
   AcceleratedChambollePock,
   /**
-   * The thesis' PDU (Zhu-Chan PDHG with the Knoll schedule): update u then p
-   * (Gauss-Seidel), tau_D = 0.3 + 0.02 (k + k0), tau_P = (1/tau_D)(1/6 - 5/(15 + k + k0)).
+   * PDU of [Huang2023, Algorithm 1] (the PDHG of [Zhu2008] with the step schedule of
+   * [Huang2023, eqs. (3.6)-(3.7)], after [Knoll2010]): update u then p (Gauss-Seidel,
+   * as the GPU workflow [Huang2023, Algorithm 4] runs it; Algorithm 1 prints the
+   * dual step with u^k), tau_D = 0.3 + 0.02 (k + k0), tau_P = (1/tau_D)(1/6 - 5/(15 + k + k0)).
    */
   PDU
 };
@@ -67,8 +69,9 @@ struct TVParameters
   /** Iterations between gap evaluations (one extra pass each); 0 never checks. */
   unsigned gapCheckInterval = 10;
   /**
-   * k0 of the PDU schedule. The thesis' literal schedule (k0 = 0) has tau_P < 0
-   * for k < 15, which makes the error rise first (digest 0.3a); the default 15
+   * k0 of the PDU schedule. The literal schedule of [Huang2023, eqs. (3.6)-(3.7)]
+   * (k0 = 0) has tau_P < 0 for k < 15, which makes the error rise first (the
+   * initial rise of [Huang2023, §6.2.1, Fig. 6.3]); the default 15
    * starts where tau_P = 0 and converges to the same minimiser without the transient.
    */
   unsigned pduOffset = 15;
@@ -212,11 +215,11 @@ std::size_t
 TVHalo(unsigned iterations);
 
 /**
- * Statistical (noise-weighted) TV, the thesis' S-PDU model (eq. 2.5):
+ * Statistical (noise-weighted) TV, the S-PDU model of [Huang2023, eq. (2.5)]:
  *   min_u  (lambda/2) sum_i (u_i - f_i)^2 / w_i + TV(u),
  * with w_i > 0 the noise variance of voxel i (or a power of it, normalised):
  * noisier voxels are smoothed more; the local fidelity is lambda / w_i. Every
- * algorithm takes the weight (PDU becomes S-PDU, eq. 3.11; the CP methods use
+ * algorithm takes the weight (PDU becomes S-PDU, [Huang2023, eq. (3.11)]; the CP methods use
  * the weighted prox). The energies in the report are the weighted ones:
  * P = (lambda/2) sum (u-f)^2/w + TV(u), D = -<f, div p> - sum w (div p)^2 / (2 lambda).
  * weight = null is DenoiseTV. Throws InvalidArgument for a weight that is not

@@ -19,7 +19,7 @@ public:
   {
     /** The noise-weighted ROF model, solved by the primal-dual Algorithm (S-PDU by default). */
     PrimalDual,
-    /** TV gradient descent (the thesis' TV-GD): normalised steps of StepLength, no weights. */
+    /** TV gradient descent (TV-GD, [Huang2023, Algorithm 2]): normalised steps of StepLength, no weights. */
     GradientDescent,
     /** Adaptive-weighted TV gradient descent (AW-TV): edges steeper than Delta are smoothed less. */
     AdaptiveWeightedGradientDescent
@@ -51,8 +51,7 @@ struct EngineEnum<StatisticalTVImageFilterEnums::StepUnit>
  * \brief Statistical (noise-weighted) TV denoising for CT volumes, on OpenCL or the CPU.
  *
  * Solves  min_u (lambda/2) sum_i (u_i - f_i)^2 / w_i + TV(u)  (the statistical
- * ROF model of Huang 2023, "Statistical 3D Denoising on GPUs for Industrial CT",
- * eq. 2.5), where w = var^gamma / mean(var^gamma) comes from a
+ * ROF model of [Huang2023, eq. (2.5)]), where w = var^gamma / mean(var^gamma) comes from a
  * per-voxel noise-variance image: the optional second input (SetNoiseVariance,
  * same grid as the image), or, when none is given, a map estimated from the
  * image itself (gpur::EstimateNoiseVariance, right for the correlated noise of
@@ -71,8 +70,8 @@ struct EngineEnum<StatisticalTVImageFilterEnums::StepUnit>
  *
  * Everything else is the TotalVariationDenoisingImageFilter's: the algorithm
  * (default: accelerated Chambolle-Pock, which meets the default gap tolerance
- * within the default iterations on CT volumes where the thesis' PDU does not;
- * PDU, the thesis' S-PDU, on request), the gap stop, backends, devices and
+ * within the default iterations on CT volumes where PDU [Huang2023, Algorithm 1] does not;
+ * PDU, i.e. S-PDU [Huang2023, Algorithm 3], on request), the gap stop, backends, devices and
  * multi-device slabs (SetDevice("all")), progress, abort, and the kept geometry.
  *
  * It does not stream: the weights are normalised by the mean of var^gamma over
@@ -82,7 +81,7 @@ struct EngineEnum<StatisticalTVImageFilterEnums::StepUnit>
  * writer (which then writes that one result in pieces).
  *
  * SetMethod(GradientDescent | AdaptiveWeightedGradientDescent) runs the
- * thesis' second method instead (gpur::DenoiseTVGD): u^0 = f, then
+ * second method of [Huang2023] instead (TV-GD, its Algorithm 2; gpur::DenoiseTVGD): u^0 = f, then
  * MaximumNumberOfIterations steps of length StepLength along the normalised
  * negative TV gradient. It has no data term, so the iterations set the
  * smoothing; it stops early at a target ||u - f||: TargetResidual, or with
@@ -136,12 +135,16 @@ public:
   itkGetEnumMacro(Method, MethodEnum);
   /**
    * Gradient descent: the length of every step, in StepUnit. Default 0.004 RMS,
-   * the thesis' lambda = 2 on a 64^3 volume with noise sigma 0.1; about sigma / 25
+   * i.e. lambda = 2 in the L2 unit of [Huang2023, Algorithm 2] on a 64^3 volume
+   * (the best step there for noise sigma 0.1, measured); about sigma / 25
    * reaches the discrepancy target in 25-40 iterations.
    */
   itkSetMacro(StepLength, double);
   itkGetConstMacro(StepLength, double);
-  /** RMS (default: root-mean-square change per voxel, independent of the size) or L2Norm (the thesis' lambda). */
+  /**
+   * RMS (default: root-mean-square change per voxel, independent of the size) or
+   * L2Norm (the lambda of [Huang2023, Algorithm 2]).
+   */
   itkSetEnumMacro(StepUnit, StepUnitEnum);
   itkGetEnumMacro(StepUnit, StepUnitEnum);
   /** AW-TV weight scale delta > 0 (intensity / length): differences much larger are kept as edges. Default 0.1. */

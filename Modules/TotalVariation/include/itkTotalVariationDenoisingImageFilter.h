@@ -17,11 +17,11 @@ class TotalVariationDenoisingImageFilterEnums
 public:
   enum class Algorithm : uint8_t
   {
-    /** Chambolle-Pock 2011 (Alg. 1), constant steps. */
+    /** Chambolle-Pock [Chambolle2011, Alg. 1], constant steps. */
     ChambollePock = static_cast<uint8_t>(gpur::TVAlgorithm::ChambollePock),
-    /** Chambolle-Pock 2011 (Alg. 2), O(1/k^2) for the strongly convex ROF; the default. */
+    /** Chambolle-Pock [Chambolle2011, Alg. 2], O(1/k^2) for the strongly convex ROF; the default. */
     AcceleratedChambollePock = static_cast<uint8_t>(gpur::TVAlgorithm::AcceleratedChambollePock),
-    /** Zhu-Chan PDHG with the Knoll schedule (PDU). */
+    /** PDU [Huang2023, Algorithm 1]: the PDHG of [Zhu2008] with the schedule of [Huang2023, eqs. (3.6)-(3.7)]. */
     PDU = static_cast<uint8_t>(gpur::TVAlgorithm::PDU)
   };
 };
@@ -43,7 +43,9 @@ struct EngineEnum<TotalVariationDenoisingImageFilterEnums::Algorithm>
  * uses forward differences divided by the physical spacing (Neumann boundary),
  * so anisotropic voxels are handled; the divergence is its exact negative adjoint.
  * Larger Lambda keeps more of the input. Methods (SetAlgorithm):
- * accelerated Chambolle-Pock (default), Chambolle-Pock, and the thesis' PDU.
+ * accelerated Chambolle-Pock (default) and Chambolle-Pock [Chambolle2011,
+ * Alg. 2 and 1], and PDU (the PDHG of [Zhu2008] with the schedule of
+ * [Huang2023, eqs. (3.6)-(3.7)]).
  * Iterations stop when the relative primal-dual gap |(P - D)/P| falls below
  * GapTolerance, or after MaximumNumberOfIterations (default 2000, which meets
  * the default tolerance on the test volumes for lambda >= 2). A run with a
@@ -144,7 +146,7 @@ public:
   /** Iterations between gap evaluations. Default 10. */
   itkSetMacro(GapCheckInterval, unsigned int);
   itkGetConstMacro(GapCheckInterval, unsigned int);
-  /** k0 of the PDU schedule; 0 is the thesis' literal schedule. Default 15. */
+  /** k0 of the PDU schedule; 0 is the literal schedule of [Huang2023, eqs. (3.6)-(3.7)]. Default 15. */
   itkSetMacro(PDUOffset, unsigned int);
   itkGetConstMacro(PDUOffset, unsigned int);
   /**

@@ -21,15 +21,15 @@ namespace
  * iterations to a relative gap of 1e-4 on noisy 256^2 and 48^3 phantoms
  * (sigma 0.1, range 2.3), lambda 1..128 (lambda l range(f) 2..300), over
  * balances spanning 2^-8..2^20:
- *  - accelerated CP (Chambolle & Pock 2011, Alg. 2): flat once I >= range(f) / 4
+ *  - accelerated CP ([Chambolle2011, Alg. 2]): flat once I >= range(f) / 4
  *    (810 at lambda 4, 110 at 12, 10 at 128 in 2D); slower below (290 instead
  *    of 100 at I = range / 150). c = 64 keeps I >= range / 4 up to
  *    lambda l range(f) = 250 and costs at most one gap check above that.
  *  - CP (Alg. 1): best near I = range(f) / 100, 10-30x faster than tau = sigma
  *    (lambda 12: 150-180 iterations instead of > 3000). c = 0.1 is within 2x
  *    of the best for lambda 1..128.
- *  - PDU (Zhu & Chan 2008's primal-dual hybrid gradient with the step schedule
- *    of Huang 2023, "Statistical 3D Denoising on GPUs for Industrial CT"):
+ *  - PDU (the primal-dual hybrid gradient of [Zhu2008] with the step schedule
+ *    of [Huang2023, eqs. (3.6)-(3.7)]):
  *    best at c = 0.7-0.9, no convergence in 3000 iterations at c <= 0.4 for
  *    lambda <= 12. c = 1 (the schedule's own units are then lambda = 1 per
  *    unit length) is 10-25 % slower than the best and keeps a margin of 2.5x
@@ -120,7 +120,7 @@ TVSchedule::Next(unsigned k)
       return PrimalDualStep(m_Tau, m_Sigma, 1.0);
     case TVAlgorithm::AcceleratedChambollePock:
     {
-      // CP 2011 Alg. 2 with gamma = 0.7 lambda (< lambda, the strong convexity of
+      // [Chambolle2011, Alg. 2] with gamma = 0.7 lambda (< lambda, the strong convexity of
       // the data term; the paper's choice for ROF; lambda / max w when weighted).
       const double gamma = 0.7 * m_Convexity;
       const double theta = 1.0 / std::sqrt(1.0 + 2.0 * gamma * m_Tau);
@@ -131,7 +131,7 @@ TVSchedule::Next(unsigned k)
     }
     case TVAlgorithm::PDU:
     {
-      // The thesis' schedule is tuned for 3D unit spacing, ||grad||^2 <= 12; scaling
+      // The schedule of [Huang2023, eqs. (3.6)-(3.7)] is tuned for 3D unit spacing, ||grad||^2 <= 12; scaling
       // tau_D by 12 / ||grad||^2 keeps tau_D tau_P -> 2 / ||grad||^2 on other grids.
       // tau_D is the dual step in units of I (tau_P, a relaxation weight, has no unit).
       const double kk = static_cast<double>(k) + m_Parameters.pduOffset;

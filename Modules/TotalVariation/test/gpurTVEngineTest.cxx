@@ -43,7 +43,7 @@ NoisyPhantom(const Grid & grid, double sigma = 0.1)
   return gpur::AddGaussianNoise(gpur::SheppLoganPhantom(grid), sigma, 7);
 }
 
-/** Chambolle's 2004 dual projection algorithm in double: an independent ROF solver on the same discretisation. */
+/** The dual projection algorithm of [Chambolle2004] in double: an independent ROF solver on the same discretisation. */
 std::vector<double>
 ChambolleProjection(const std::vector<double> & f, const Grid & grid, double lambda, unsigned iterations)
 {
