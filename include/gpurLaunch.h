@@ -19,8 +19,9 @@ struct ImageRange
 };
 
 /**
- * One work-item per voxel, work-groups of (16, 16, 1) as in the thesis'
- * measurements (clamped to the device limit), global size rounded up; kernels
+ * One work-item per voxel, work-groups of (16, 16, 1) as in the measurements
+ * of [Huang2023, §5.2.1, Table 5.2] (clamped to the device limit), global size
+ * rounded up; kernels
  * guard against the padding.
  */
 ImageRange

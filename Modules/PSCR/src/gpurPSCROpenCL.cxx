@@ -1,4 +1,5 @@
-// The OpenCL execution of a PSCR plan (digest §4.3-4.4, §4.6, §5): the CPU's
+// The OpenCL execution of a PSCR plan ([Myllykoski2018, eqs. (2.16)-(2.19)] for any
+// size, 3D via eq. (2.6); the GPU design of its §3): the CPU's
 // recursion (gpurPSCRSolver.cxx) flattened into batches. At axis d the solver
 // holds P problems of the same shape with their own shifts; every level turns
 // them into P x jobs partial solves one axis down, solved together, down to
@@ -374,7 +375,7 @@ PSCRDeviceSolver<Scalar>::Axis(unsigned d,
   const PSCRAxisPlan<Scalar> & ap = m_Plan->reduced[d];
   AxisBuffers & a = m_Axes[d];
   const std::size_t k = ap.levels.size();
-  // Reduction, levels 1..k-1 (eqs. 2.16-2.17).
+  // Reduction, levels 1..k-1 ([Myllykoski2018, eqs. (2.16)-(2.17)]).
   for (std::size_t i = 1; i < k; ++i)
   {
     const PSCRLevel & level = ap.levels[i - 1];
@@ -391,7 +392,7 @@ PSCRDeviceSolver<Scalar>::Axis(unsigned d,
     for (int pass = 0; pass < 2; ++pass)
       Couple(m_ReduceCouple, d, i, X, problems, shifts, pass);
   }
-  // Back substitution, levels k..1 (eqs. 2.18-2.19).
+  // Back substitution, levels k..1 ([Myllykoski2018, eqs. (2.18)-(2.19)]).
   for (std::size_t i = k; i >= 1; --i)
   {
     const PSCRLevel & level = ap.levels[i - 1];

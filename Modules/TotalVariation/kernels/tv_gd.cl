@@ -104,8 +104,10 @@ inline void tvgd_write_partial(ACC v, __global ACC * partials, __local ACC * scr
     partials[tvgd_group()] = s;
 }
 
-// du(n) = sum_d (phi_d(n) - phi_d(n + e_d)) / h_d (the GradientTV kernel of the
-// thesis, eq. 3.8 corrected) fused with the partial sums of du^2 (ReduceNorm).
+// du(n) = sum_d (phi_d(n) - phi_d(n + e_d)) / h_d (the GradientTV kernel of
+// [Huang2023, §4.3]: its eq. (3.8) with d_x in the second term, where the paper
+// prints d_z, as TIGRE's gradientTV computes it [Biguri2019]) fused with the
+// partial sums of du^2 (ReduceNorm).
 __kernel void tvgd_gradient(__global const REAL * u, __global REAL * du,
                             int nx, int ny, int nz, int z0, int z1, REAL3 ih, REAL iDelta2, REAL eps,
                             __global ACC * partials, __local ACC * scratch)
@@ -131,7 +133,8 @@ __kernel void tvgd_gradient(__global const REAL * u, __global REAL * du,
   tvgd_write_partial(s, partials, scratch);
 }
 
-// u -= scale du (UpdateImg: the fused divide, multiply, subtract of the thesis);
+// u -= scale du (UpdateImg: the fused divide, multiply, subtract of
+// [Huang2023, §5.2.3, Table 5.3]);
 // with withResidual, partial sums of (u - f)^2 after the update (withResidual is
 // the same for every work-item, so the barriers of the group sum stay uniform).
 __kernel void tvgd_update(__global const REAL * f, __global REAL * u, __global const REAL * du,

@@ -34,7 +34,7 @@ __kernel void tv_dual(__global const REAL * v,
 // With a data-term weight w (statistical TV: (lambda/2) sum (u-f)^2 / w), b, c
 // depend on the voxel: the prox (CP) gives b = tau lambda/(w + tau lambda),
 // c = tau w/(w + tau lambda); the PDU relaxation keeps b and has
-// c = tau w / lambda (thesis eq. 3.11).
+// c = tau w / lambda ([Huang2023, eq. (3.11)]).
 __kernel void tv_primal(__global const REAL * f, __global REAL * u, __global REAL * ubar,
                         __global const REAL * px, __global const REAL * py, __global const REAL * pz,
                         __global const REAL * w,

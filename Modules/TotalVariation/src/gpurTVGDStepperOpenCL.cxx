@@ -1,5 +1,5 @@
 // OpenCL backend of the TV-GD engine: f, u and du stay on the device (the
-// thesis' "two copies for GPU memory" plus f for the residual); the host reads
+// "two copies for GPU memory" of [Huang2023, §4.3] plus f for the residual); the host reads
 // one partial sum per work-group after each half-iteration and adds them in
 // double. The partials are double on devices with fp64, also for float images
 // (see kernels/tv_gd.cl).
