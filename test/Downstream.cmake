@@ -6,9 +6,12 @@
 set(downstream_prefix "${CMAKE_BINARY_DIR}/downstream-prefix")
 set(downstream_build "${CMAKE_BINARY_DIR}/downstream-build")
 
+# A fresh prefix each time: headers that are no longer installed must not linger.
+add_test(NAME DownstreamCleanPrefix COMMAND ${CMAKE_COMMAND} -E rm -rf "${downstream_prefix}")
+set_tests_properties(DownstreamCleanPrefix PROPERTIES FIXTURES_SETUP DownstreamClean)
 add_test(NAME DownstreamInstall
   COMMAND ${CMAKE_COMMAND} --install "${CMAKE_BINARY_DIR}" --prefix "${downstream_prefix}" --config $<CONFIG>)
-set_tests_properties(DownstreamInstall PROPERTIES FIXTURES_SETUP DownstreamPrefix)
+set_tests_properties(DownstreamInstall PROPERTIES FIXTURES_REQUIRED DownstreamClean FIXTURES_SETUP DownstreamPrefix)
 
 # Same generator, compiler and ITK as this build, so the result means the same.
 add_test(NAME DownstreamConfigure
@@ -32,5 +35,5 @@ add_test(NAME DownstreamRunPoisson COMMAND "${downstream_build}/poisson_downstre
 set_tests_properties(DownstreamRun DownstreamRunPoisson PROPERTIES
   FIXTURES_REQUIRED "DownstreamPrefix;DownstreamConfigured;DownstreamBuilt")
 
-set_tests_properties(DownstreamInstall DownstreamConfigure DownstreamBuild DownstreamRun DownstreamRunPoisson
+set_tests_properties(DownstreamCleanPrefix DownstreamInstall DownstreamConfigure DownstreamBuild DownstreamRun DownstreamRunPoisson
   PROPERTIES LABELS downstream)
