@@ -10,6 +10,7 @@
 #include "gpurParallel.h"
 #include "gpurProgram.h"
 #include "gpurReduce.h"
+#include "gpurRegistryTestKernels.h" // generated from registry/broken.cl
 #include "gpurValidate.h"
 
 #include <gtest/gtest.h>
@@ -221,9 +222,9 @@ TEST(KernelRegistry, MissingKernelAndWrongArgumentsAreNamed)
 TEST(KernelRegistry, OverrideFolderReachesTheRegistryAndBrokenFilesGiveTheLog)
 {
   auto ctx = FirstContext();
-  // A module lookup with one embedded file; the override folder replaces it by the broken one.
-  const gpur::KernelLookup lookup = [](const char * name) -> const char *
-  { return std::string(name) == "broken.cl" ? "__kernel void fine(__global float * x) { x[0] = 1; }" : nullptr; };
+  // A module with one embedded file (test/registry/broken.cl, which builds); the
+  // override folder replaces it by the broken file of the same name.
+  const gpur::KernelLookup lookup = gpur::kernels::registry::Find;
   EXPECT_NO_THROW(gpur::BuildProgram(*ctx, gpur::ProgramSpec("registry test", false).Module(lookup, { "broken.cl" }))
                     .MakeKernel("fine"));
   setenv(gpur::KernelDirectoryEnvironmentVariable(), GPUR_TEST_KERNEL_DIR, 1);
