@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The core module of ITKGPURestoration: the OpenCL runtime shared by every filter
 # (GPURCore) and the ITK glue (ITKGPURestoration). DEPENDS is what these libraries link
 # (checked by the test ItkModuleDepends, cmake/GPURItkModuleCheck.cmake).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pieces shared by the benchmark programs (tv_bench, statistical_tv_bench):
 // where runs happen and the copy bandwidth of each place, the t(2N) - t(N)
 // iteration timing, and table/JSON formatting. ITK-free.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PSCR Poisson benchmark (issue 5, item 8; after [Myllykoski2018, Tables 4.1
 // and 4.3]): solve time against n for the uniform-grid Dirichlet Poisson
 // problem -Laplace u = f on the unit square / cube (n unknowns per axis,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Statistical TV for CT ([Huang2023], see gpurStatisticalTV.h): speed and quality benchmark. Prints two
 // tables and writes JSON.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TV denoising throughput: iterations per second of the default algorithm
 // (AcceleratedChambollePock, float) on the CPU reference and on each OpenCL
 // device, and the memory bandwidth that implies as a fraction of the copy

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Script mode: writes a C++ header that embeds OpenCL source files.
 #   cmake -DOUTPUT=<header> -DNAMESPACE=<ns> -DFILES="a.cl|b.cl" -P GPUREmbedKernels.cmake
 # The header defines gpur::kernels::<ns>::Find(name) -> text or nullptr.

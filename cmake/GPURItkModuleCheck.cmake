@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Script mode (the test ItkModuleDepends): checks that each itk-module.cmake says what
 # the build really does.
 #   cmake -DLINKS=<build>/GPURItkModuleLinks.cmake [-DREPLACE=<folder> -DREPLACEMENT=<file>]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Small CMake helpers of ITKGPURestoration. Debian's ITK does not ship ITK's
 # module macros (ITKModuleExternal, CreateTestDriver, itk_add_test), so these
 # provide the little we need for a standalone build.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # gpur_add_module: declares one module of ITKGPURestoration (a folder Modules/<Name>/)
 # from what it holds, so that a new algorithm family is one folder plus one line in
 # the root CMakeLists.txt (GPUR_MODULES). Called from Modules/<Name>/CMakeLists.txt:

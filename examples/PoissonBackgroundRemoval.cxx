@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Removes an uneven background from a fluorescence-microscopy-like image with
 // itk::PSCRPoissonSolver, a classic use of a fast Poisson solver: the
 // background is the screened-Poisson (modified Helmholtz) low-pass of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Denoises a noisy 3D Shepp-Logan CT phantom with itk::TotalVariationDenoisingImageFilter
 // and reports how much it helped:
 //

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Poisson's equation on a graded (non-uniform) mesh with itkgpurestoration's separable PSCR solver.
 
 Solves -div grad u = f on the unit square with u = 0 on the boundary by linear

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Statistical TV on a simulated industrial CT scan, with itkgpurestoration.
 
 Scans the machined-part phantom (an aluminium-like block with bores, a steel

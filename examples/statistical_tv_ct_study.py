@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Statistical TV on simulated industrial CT: the automatic lambda against the PSNR-best one.
 
 Two studies, each printed as a table and written as JSON:

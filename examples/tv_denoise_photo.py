@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Total-variation denoising of a real photograph with itkgpurestoration.
 
 Takes scikit-image's bundled "camera" photograph (512 x 512, no download),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RAII device buffers of a typed element and host <-> device transfers.
 #ifndef gpurBuffer_h
 #define gpurBuffer_h

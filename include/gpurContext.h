@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Process-wide OpenCL state of one device: context, queues and program cache
 // (device side: includes the OpenCL C++ bindings through gpurOpenCL.h).
 #ifndef gpurContext_h

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The stepper of a run for any field layout: the CPU reference, one OpenCL
 // device (in memory or streamed through host memory), or z-slabs over several
 // devices. Decomposition is opt-in: only layouts that declare local steps

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // OpenCL device discovery and selection, over all platforms. Free of OpenCL
 // types: a DeviceInfo names its device by index, which the core's sources
 // resolve (CLDevice in gpurOpenCL.h).

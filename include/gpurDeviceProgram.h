@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a family supplies to run its declared fields on an OpenCL device, and
 // the stepper that keeps the whole state in one device's memory. The
 // streaming stepper (gpurStreamStepper.h) runs the same program on regions.

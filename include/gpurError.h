@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Errors of the ITK-free engine layer. The ITK adapters translate them into
 // itk::ExceptionObject (see itkGPURestorationExceptions.h).
 #ifndef gpurError_h

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Backend choice shared by every engine: CPU reference or OpenCL.
 #ifndef gpurExecution_h
 #define gpurExecution_h

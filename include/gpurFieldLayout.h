@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The fields an iterative engine declares: what its state is made of and how
 // far one step reaches, from which every domain decomposition (several
 // devices, streaming through host memory, rounds of chunks, padded

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The backend interface of an iterative engine over declared fields: a
 // stepper holds the state fields of a grid, advances them one step at a time
 // and measures sums over z-slice ranges. The engine's driver owns the loop

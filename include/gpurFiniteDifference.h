@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CPU versions of the core's finite-difference stencils (kernels/gpur_stencils.cl).
 // Both implement the same discretisation:
 //   gradient:   forward differences divided by the spacing, 0 on the last index (Neumann);

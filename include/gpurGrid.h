@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The geometry of an image as the engines see it: a dense x-fastest array.
 #ifndef gpurGrid_h
 #define gpurGrid_h

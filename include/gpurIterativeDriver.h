@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The run loop of every iterative engine, written once: steps, the stopping
 // rule's verdict, progress and abort after every accepted step, rollback of
 // rejected steps (adaptive methods), and the error path and timing of a run.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // OpenCL sources embedded at build time, with a development override.
 #ifndef gpurKernelSource_h
 #define gpurKernelSource_h

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers to launch kernels over an image grid (device side).
 #ifndef gpurLaunch_h
 #define gpurLaunch_h

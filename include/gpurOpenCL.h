@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Single place where the OpenCL C++ bindings are configured. Every file of the
 // project includes this header instead of <CL/opencl.hpp> so that the target
 // version and the exception mode are the same everywhere (ODR). It is the only

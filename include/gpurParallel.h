@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Multithreading of the CPU reference backends, without ITK types.
 #ifndef gpurParallel_h
 #define gpurParallel_h

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernel registry (device side): the one place where an OpenCL program is
 // assembled from the core's prelude and a module's .cl files with build
 // options, built and cached per device and option set, and where kernels are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Progress of an engine run, for any way a run is measured: iterations,
 // outer/inner iterations, or simulated time.
 #ifndef gpurProgress_h

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Bounds how far the host runs ahead of an OpenCL device (core).
 #ifndef gpurQueueThrottle_h
 #define gpurQueueThrottle_h

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Device reductions (sum, max, dot, squared norm) built on the core's gpur_reduce.cl.
 #ifndef gpurReduce_h
 #define gpurReduce_h

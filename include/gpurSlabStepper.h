@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Several devices as one stepper: z-slabs (the domain decomposition of
 // [Huang2023, §4.2]) with two-sided halos, for any field layout that declares
 // itself decomposable. The left-only buffers of [Huang2023, §4.2.1] are not

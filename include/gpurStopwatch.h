@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Wall-clock timing of engine runs (the reports' `seconds`).
 #ifndef gpurStopwatch_h
 #define gpurStopwatch_h

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How much of a device a run may use, and how a grid too large for it streams
 // through in z-regions.
 #ifndef gpurStreamPlan_h

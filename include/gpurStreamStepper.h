@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One device for grids larger than its memory, for any decomposable field
 // layout: the state lives in host memory and padded z-regions stream through
 // the device (the multiple-splits scheme of [Huang2023, §4.2.2, Algorithm 4],

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Input checks shared by every engine.
 #ifndef gpurValidate_h
 #define gpurValidate_h

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ITK glue of the core module: turns ITK images into engine grids and pixel
 // arrays, and ITK's thread pool into the engines' parallel loop. Every filter
 // of the project uses these (through itk::GPURestorationImageFilter, which

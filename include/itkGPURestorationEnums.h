@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The enum classes of the filters' ITK API (ITK 5 style, as itk::CommonEnums),
 // each the twin of an engine enum, and the one place that converts between
 // the two. A filter's Set/Get take these, never a gpur:: engine enum, so the

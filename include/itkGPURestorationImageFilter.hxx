@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #ifndef itkGPURestorationImageFilter_hxx
 #define itkGPURestorationImageFilter_hxx
 

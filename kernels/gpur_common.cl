@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Common definitions of every ITKGPURestoration program.
 // The host builds each program with -DREAL=float or -DREAL=double
 // (gpur::DeviceContext::RealOptions); REAL3 is the matching 3-vector.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reductions: a work-group tree in local memory (sequential addressing,
 // barriers only, portable to any SIMD width) plus grid-stride kernels whose
 // per-group partials the host sums in double (gpur::Reducer).

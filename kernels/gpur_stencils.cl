@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Finite-difference stencils shared by all modules (CPU twin: gpurFiniteDifference.h).
 //   gradient:   forward differences / spacing, 0 at the last index (Neumann);
 //   divergence: backward differences, the exact negative adjoint of the gradient

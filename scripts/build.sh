@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Configures and builds ITKGPURestoration in ./build (Release, tests on).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs what ITKGPURestoration needs on Debian 12 (run as root). Idempotent.
 set -euo pipefail
 packages=(

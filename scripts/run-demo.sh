@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The main job: install, build, then denoise a 3D CT-like phantom with TV on the
 # default OpenCL device. Output volumes and PNGs go to ./out (with VTK, also a 3D
 # picture, out/tv_phantom_render.png). Extra arguments are passed to the demo (see

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Install, build and run every test (CTest: GoogleTest suites, itkTestDriver
 # baseline comparisons, the downstream find_package project), then the Python
 # package in wrapping/ with pytest.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "gpurKernelSource.h"
 
 #include "gpurCoreKernels.h" // generated at build time from kernels/*.cl

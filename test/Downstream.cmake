@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Downstream package test: install this build tree into a prefix, build the
 # small project in test/downstream against it with find_package, and run it.
 # Catches broken install rules, package configuration and RPATHs, which the

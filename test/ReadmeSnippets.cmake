@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The README's C++ and shell snippets, run as tests (the Python ones are run by
 # wrapping/tests/test_readme.py). README.md stays the only copy: a fenced block is
 # tested when the line before it is "<!-- tested: <language> <name> -->", and the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cmake (-DPROGRAM=<file> | -DSHELL_LINE=<line>) -DWORK=<dir> -DINPUTS=<dir>
 #       [-DSTDOUT_REGEX=<regex>] [-DFILE=<name> [-DFILE_REGEX=<regex>]] [-DCHECK=<a|b|c>]
 #       -P RunReadmeSnippet.cmake

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the core OpenCL runtime. CTest runs them with POCL_DEVICES="pthread pthread",
 // i.e. two PoCL CPU devices, so the multi-device paths are exercised.
 #include "gpurBuffer.h"

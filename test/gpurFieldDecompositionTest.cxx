@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The core's iterative driver and domain decompositions with a second field
 // layout: a toy method of two state fields whose step reaches two slices
 // (toy/toy_fourth_order.cl). Slabs on two devices, streaming with a small

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gpurTestData: creates the input files of the file-based tests (command-line
 // tool, README snippets) and checks their outputs, so that those tests assert
 // numbers instead of "it ran".

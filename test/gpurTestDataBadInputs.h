@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // gpurTestData bad-inputs: the corrupt and unsupported input files of the command-line
 // tools' bad-input tests (tools/CommandLineBadInput.cmake).
 #ifndef gpurTestDataBadInputs_h

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Checks the 3D Slicer Execution Model description printed by `<tool> --xml`.
 
 usage: python3 CheckSlicerXML.py <itkgpurestoration-tv|itkgpurestoration-stv>

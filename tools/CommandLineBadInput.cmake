@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The command-line tools' bad-input suite (labels badinput;cli): corrupt, truncated and
 # unsupported inputs, full disks, interruptions and a broken kernel override. Each case
 # asserts the exit code and the one-line reason, and that no output or temporary file is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The tests of the installed command-line tools (declared by their modules, see
 # tools/CMakeLists.txt), after the ITK side the tools share: checked image/DICOM input,
 # verified atomic output, capture of ITK's complaints, interruption handling, progress bar, errors.

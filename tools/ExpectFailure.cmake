@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cmake -DTOOL=<program> -DARGS=<a|b|c> -DOUTPUT=<file> -DMESSAGE=<regex> [-DPROGRAM=<name>] [-DONE_LINE=ON]
 #       [-DTMPFS=<size>] -P ExpectFailure.cmake
 # Runs TOOL with ARGS ("|"-separated) and fails unless it exits non-zero with

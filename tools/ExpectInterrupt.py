@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Interrupts a command-line tool mid-run and checks that it cleans up.
 
 ExpectInterrupt.py --program NAME --signal INT|TERM|HUP --phase compute|write --output FILE -- TOOL ARGS...

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cmake -DTOOL=<program> -DARGS=<a|b|c> -DOUTPUT=<file> -DMESSAGE=<regex> -P ExpectWarning.cmake
 # Runs TOOL with ARGS ("|"-separated) and fails unless it exits with 0, writes
 # OUTPUT, and prints a stderr line "itkgpurestoration-tv: warning: <text>" whose

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * A small command-line parser shared by the project's programs (tools/, examples/ and
  * bench/). It depends on the C++ standard library only, so ITK-free programs

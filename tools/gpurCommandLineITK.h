@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * The ITK side shared by the project's command-line tools (itkgpurestoration-tv,
  * -stv, -poisson): reading an image file or a DICOM series folder with every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * What ITK and the format libraries under it say while a command-line tool
  * reads or writes a file. ITK 5.2's readers and writers report some failures

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ComplaintCapture: what ITK and the format libraries print while a file is read or
 // written is collected, and only the messages that are not warnings count as failures.
 #include "gpurToolComplaints.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * DICOM input of the command-line tools, checked slice by slice with GDCM
  * (ITK's DICOM library): ITK 5.2 reads a series with truncated slices without

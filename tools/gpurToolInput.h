@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * The input side of the command-line tools: an image file is read only after
  * its header has been checked against what the tools take and against the

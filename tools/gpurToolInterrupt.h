@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * SIGINT, SIGTERM and SIGHUP for the command-line tools: the temporary files of
  * an output being written are removed, one line says what happened, and the

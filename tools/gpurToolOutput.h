@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * The output side of the command-line tools: an output file appears under its
  * name only complete and verified.

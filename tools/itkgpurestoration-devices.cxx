@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lists the OpenCL platforms and devices the filters can use, and shows which
 // one a selection string picks:  itkgpurestoration-devices [selection]
 #include "gpurDevice.h"

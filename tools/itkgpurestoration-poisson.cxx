@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // itkgpurestoration-poisson: solves -Lap u + c u = f on the grid of an image file
 // with itk::PSCRPoissonSolver (Poisson, modified Helmholtz, Helmholtz).
 //

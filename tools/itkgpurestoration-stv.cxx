@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // itkgpurestoration-stv: statistical (noise-weighted) TV denoising of a CT image
 // file, or TV gradient descent, with itk::StatisticalTVImageFilter.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // itkgpurestoration-tv: total-variation (ROF) denoising of an image file.
 //
 //   itkgpurestoration-tv [options] <input> <output>

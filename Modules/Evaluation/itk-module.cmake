@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Image-quality metrics, phantoms and CT simulation (ITK-free library GPUREvaluation).
 itk_module(ITKGPURestorationEvaluation
   DEPENDS

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Fast direct solvers for separable block-tridiagonal systems (PSCR, BCR). DEPENDS: checked by ItkModuleDepends.
 itk_module(ITKGPURestorationPSCR
   DEPENDS

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Total-variation (ROF) denoising, statistical TV and TV gradient descent with CPU and
 # OpenCL backends, and the noise estimation they use. DEPENDS: checked by ItkModuleDepends.
 itk_module(ITKGPURestorationTotalVariation

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Renders a noisy and a denoised volume side by side with VTK, off screen, and
 // writes the picture to a PNG file:
 //

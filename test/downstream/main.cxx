@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Uses the installed package: denoises a noisy 2D phantom on the CPU backend
 // and succeeds only when the result is clearly closer to the truth than the input.
 #include "gpurMetrics.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Uses the installed package: solves -Lap u = f with itk::PSCRPoissonSolver on
 // the CPU backend for a discrete eigenvector of the Dirichlet Laplacian, whose
 // exact discrete solution is known, and succeeds only when it comes back to rounding.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A toy method of the decomposition tests (gpurFieldDecompositionTest.cxx):
 // two state fields u and v and one input f. A step is
 //   v <- v / 2 + L u,   then   u <- u - tau L v + mu (f - u),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """simulate_ct (parallel and cone beam), its FBP cross-checked against independent CT toolkits, and
 estimate_noise_variance on the correlated noise of CT reconstructions."""
 

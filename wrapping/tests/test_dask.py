@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """denoise_tv_dask: chunked runs equal the single-array run (exact by rounds)."""
 
 import numpy as np

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The Python examples in examples/ run and do what they claim."""
 
 import importlib.util

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """SimpleITK and itk images come back as the same kind with their geometry."""
 
 import numpy as np

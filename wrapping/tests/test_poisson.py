@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """solve_poisson and PoissonSolver (the PSCR engine): accuracy, conventions, images and errors.
 
 The operator is checked against an independent NumPy five/seven-point

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """denoise_tv over the numerical range, its convergence warning, Ctrl-C, and named parameters in messages."""
 
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The Python snippets of README.md and wrapping/README.md run as written.
 
 A fenced block is tested when the line before it is ``<!-- tested: python <name> -->``

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """SeparableSolver, solve_separable and the factor builders: general separable operators on non-uniform meshes.
 
 The operators are checked against factors assembled here, element by element,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """denoise_statistical_tv (primal-dual and gradient-descent methods) and make_ct_phantom."""
 
 import numpy as np

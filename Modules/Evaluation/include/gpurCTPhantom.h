@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Realistic industrial-CT test data without ITK: a machined-part phantom and
 // CT noise simulated through projections (parallel beam slice by slice, or a
 // circular cone-beam scan), Poisson counts and filtered back-projection (FBP,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Image quality metrics shared by tests, examples and benchmarks.
 #ifndef gpurMetrics_h
 #define gpurMetrics_h

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Synthetic test data: CT-like phantoms and noise, deterministic by seed.
 #ifndef gpurPhantom_h
 #define gpurPhantom_h

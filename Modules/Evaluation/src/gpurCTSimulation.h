@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal building blocks of the CT simulations (gpurCTPhantom.cxx: parallel
 // beam, gpurConeBeamCT.cxx: cone beam): portable random numbers, the counting
 // statistics of one detector reading, and the ramp filter with the kernels that

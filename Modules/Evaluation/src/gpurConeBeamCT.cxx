@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cone-beam scan of SimulateCT: a circular orbit, a flat detector,
 // Poisson counts and the Feldkamp-Davis-Kress reconstruction ([Feldkamp1984];
 // [KakSlaney1988, §3.6]), with the analytic variance of every voxel. See

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the CT test-data generator: machined-part geometry, FBP accuracy,
 // CT noise statistics (1/sqrt(I0) scaling, analytic vs empirical variance,
 // dependence on the material), determinism.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the quality metrics: PSNR against [Huang2023, Table 6.1], SSIM [Wang2004] (2D, 3D, slice-wise) against
 // scikit-image, and the ROI SNR of [Huang2023, eq. (6.7)].
 #include "gpurError.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Radix-2 block cyclic reduction, partial-fraction (parallel) variant, for the
 // special block form (D, -I) ([Myllykoski2015, §3.4.2, eqs. (3.43)-(3.48)]):
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PSCR, the partial solution variant of cyclic reduction ([Myllykoski2015,
 // §3.5]; radix q as in [Myllykoski2018, §2]): a fast direct solver for
 // separable block-tridiagonal systems

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Separable block-tridiagonal operators ([Myllykoski2015, eqs. (3.1)-(3.2)];
 // [Myllykoski2018, eqs. (2.4)-(2.5)]):
 //

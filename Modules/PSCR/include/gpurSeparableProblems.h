@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Factor matrices of the standard separable problems, one axis at a time
 // ([Myllykoski2015, §3.2.1-3.2.2]; [Myllykoski2018, §4]). Combine them in a
 // SeparableOperator (x first).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tridiagonal matrices and batched tridiagonal solvers ([Myllykoski2015,
 // §3.3]): Thomas [Thomas1949], cyclic reduction (CR) for arbitrary sizes,
 // parallel cyclic reduction (PCR) and the CR -> PCR -> Thomas hybrid of

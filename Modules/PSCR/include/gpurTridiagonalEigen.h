@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Generalised eigenproblems of symmetric tridiagonal pencils, A w = lambda M w,
 // as PSCR needs them ([Myllykoski2018, eqs. (2.11)-(2.13) and (2.15)]):
 // eigenvalues, and eigenvectors normalised by w^T M w = 1 (transpose also in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #ifndef itkPSCRPoissonSolver_h
 #define itkPSCRPoissonSolver_h
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The checks of a PSCR solve (gpurPSCRSolver.h, "Accuracy"; the host side is
 // gpurPSCRResidual.h): the residual r = f - A u evaluated in double whatever
 // the scalar, its norm, the norm of f and the rounding floor's sum, and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The scalar types of the PSCR programs. SCALAR is REAL, or with
 // -DPSCR_COMPLEX a complex number stored as a REAL2 (re, im), the layout of
 // std::complex. One codebase serves both, as in [Myllykoski2018, §3.2]: sums

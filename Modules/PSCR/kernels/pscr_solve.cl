@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The PSCR reduction and back substitution of one reduced axis on a batch of
 // problems ([Myllykoski2018, eqs. (2.16)-(2.19)] on the sets J_i = multiples of
 // q^i, so any size; 3D via eq. (2.6); the kernels of [Myllykoski2018, §3.2]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Batched shifted tridiagonal solves ([Myllykoski2015, §3.3]; [Myllykoski2018,
 // §3.3]): system p is (A + shifts[p] M) x_p = b_p with one symmetric
 // tridiagonal pair A, M of size n and x_p at x + p n, solved in place. These

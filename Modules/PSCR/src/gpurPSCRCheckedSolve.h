@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A checked PSCR solve, the same on both backends (internal; see "Accuracy"
 // in gpurPSCRSolver.h): the solve in the scalar type and its refinement, and
 // for float data, when that falls short, the solve in double rounded to float.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The OpenCL backend of the PSCR module (internal): batched shifted
 // tridiagonal solves on a device (gpurTridiagonalOpenCL.cxx) and the PSCR
 // solve of a plan on a device (gpurPSCROpenCL.cxx), both on the kernels of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Small helpers shared by the PSCR module's sources (not installed).
 #ifndef gpurPSCRInternal_h
 #define gpurPSCRInternal_h

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The OpenCL execution of a PSCR plan ([Myllykoski2018, eqs. (2.16)-(2.19)] for any
 // size, 3D via eq. (2.6); the GPU design of its §3): the CPU's
 // recursion (gpurPSCRSolver.cxx) flattened into batches. At axis d the solver

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The PSCR plan: everything a solve needs that does not depend on the
 // right-hand side, as flat arrays a device backend can upload unchanged.
 // Built by BuildPSCRPlan (gpurPSCRPlan.cxx); executed on the CPU by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How a PSCR solve checks itself (internal; see "Accuracy" in
 // gpurPSCRSolver.h): the residual r = f - A u evaluated in double, the
 // rounding floor it is compared with, and the refinement loop that drives

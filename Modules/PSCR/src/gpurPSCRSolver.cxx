@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PSCRSolver and its CPU execution of the plan ([Myllykoski2018, §2.3,
 // eqs. (2.16)-(2.19)] on the sets J_i = multiples of q^i, and the 3D recursion
 // of eq. (2.6)).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The stencil of a separable operator, voxel by voxel (internal): the product
 // alpha M_z (x) M_y (x) M_x + beta sum_d [A_d on axis d, M elsewhere] at each
 // voxel as a sum over its 27 (9 in 2D) neighbours, with the arithmetic done in

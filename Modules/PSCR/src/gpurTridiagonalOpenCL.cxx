@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Batched shifted tridiagonal solves on an OpenCL device
 // (kernels/pscr_tridiagonal.cl), and the module's program.
 #include "gpurPSCRDevice.h"

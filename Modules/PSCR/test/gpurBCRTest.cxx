@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of radix-2 BCR on the (D, -I) form ([Myllykoski2015, §3.4.2]): exact
 // discrete eigenvectors, random round trips for n1 = 2^k - 1 (k = 1..7) in
 // double, float and complex, agreement with PSCR (q = 2 and 4) on the same

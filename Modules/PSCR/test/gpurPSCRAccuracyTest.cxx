@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The accuracy sweep of the PSCR solver: every solve must either reach its
 // residual target or throw, so float results land within 10x the float
 // rounding floor (the residual of the exact solution merely rounded to float)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the OpenCL backend of the PSCR module against the CPU reference:
 // the tridiagonal kernels (Thomas per work-item; CR, PCR and hybrids in local
 // memory; the fallback when a system does not fit) for every size 1..64 and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the PSCR solver (CPU): the operator against a dense Kronecker
 // product; exact discrete eigenvectors; random round trips for every size
 // 1..300 of the reduced and of the tridiagonal axis, q = 2 and 4, double and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers of the PSCR tests: random data, norms, a dense reference solver, and
 // a dense Kronecker assembly of a separable operator, all independent of the
 // engine's code; and VariedAxis, test factors made by the problem generators.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the batched tridiagonal solvers (Thomas, CR, PCR, CR-PCR-Thomas
 // hybrid with several switch points) against a dense solve and each other for
 // every size 1..300, batches with different shifts, and the tridiagonal pencil

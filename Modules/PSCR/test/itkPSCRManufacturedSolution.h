@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A manufactured solution of -Lap u + c u = f on the grid of an image, with the
 // boundary conventions of itk::PSCRPoissonSolver, for the tests of the filter
 // and of the command-line tool (test/gpurTestData.cxx). It depends on ITK only.

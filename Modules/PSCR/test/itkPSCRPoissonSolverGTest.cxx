@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of itk::PSCRPoissonSolver: second-order convergence to manufactured
 // solutions (anisotropic spacing, 2D and 3D, Dirichlet, Neumann and mixed per
 // axis, Poisson, modified Helmholtz and indefinite Helmholtz), the discrete

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Noise level of an image estimated from the image itself: a per-voxel noise
 // variance map (the weights w of the statistical ROF model when no variance
 // volume is given) and a single robust noise sigma (for the discrepancy principle).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Engine of statistical TV denoising for CT [Huang2023]: the
 // noise-weighted ROF model with a per-voxel noise variance (given, or estimated
 // from the image), a weight exponent, and lambda chosen by the discrepancy

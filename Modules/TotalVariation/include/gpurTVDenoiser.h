@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Engine of total-variation (ROF) denoising: plain arrays in, plain arrays out.
 //
 //   min_u  (lambda/2) ||u - f||^2 + TV(u),   TV(u) = sum_voxels |grad u|   (isotropic)

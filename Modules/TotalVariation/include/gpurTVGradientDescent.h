@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Engine of normalised total-variation gradient descent (TV-GD): the "TV part"
 // of ASD-POCS [Sidky2008] that [Huang2023, §3.2, Algorithm 2] uses as a fast
 // denoiser, and its adaptive-weighted variant (AW-TV [Liu2012]; [Huang2023,

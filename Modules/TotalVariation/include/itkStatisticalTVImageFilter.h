@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #ifndef itkStatisticalTVImageFilter_h
 #define itkStatisticalTVImageFilter_h
 

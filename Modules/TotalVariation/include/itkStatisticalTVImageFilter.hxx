@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #ifndef itkStatisticalTVImageFilter_hxx
 #define itkStatisticalTVImageFilter_hxx
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #ifndef itkTotalVariationDenoisingImageFilter_h
 #define itkTotalVariationDenoisingImageFilter_h
 

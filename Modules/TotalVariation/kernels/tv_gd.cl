@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Normalised TV gradient descent, TV-GD and AW-TV (CPU twin: src/gpurTVGDStencil.h
 // and src/gpurTVGDStepperCPU.cxx). Built after the core's gpur_common.cl and
 // gpur_reduce.cl. One work-item per voxel of a range of z-slices [z0, z1);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ROF total-variation denoising, primal-dual (CPU twin: src/gpurTVStepperCPU.cxx).
 // Built after the core's gpur_common.cl, gpur_reduce.cl and gpur_stencils.cl.
 // One work-item per voxel; p has components px, py (and pz in 3D: nz > 1;

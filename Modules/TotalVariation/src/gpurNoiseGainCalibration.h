@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal part of the noise estimation (gpurNoiseEstimation.cxx): the noise
 // gain of the high-pass residual measured on the image itself, for noise whose
 // power spectrum is not white (CT reconstructions: the ramp filter).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "gpurTVDeviceKernels.h"
 
 #include "gpurTVKernels.h" // generated from kernels/*.cl

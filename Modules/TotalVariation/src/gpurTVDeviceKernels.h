@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The TV kernels of kernels/tv_rof.cl on one device, launched on any set of
 // state buffers (internal): the in-memory stepper holds one set for the whole
 // grid, the streaming stepper two region-sized sets that it refills.

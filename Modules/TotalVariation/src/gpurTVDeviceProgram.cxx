@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The TV kernels (gpurTVDeviceKernels.h) as a program of the core's device
 // steppers: the in-memory one (whole grid) and the streaming one (regions).
 #include "gpurTVDeviceKernels.h"

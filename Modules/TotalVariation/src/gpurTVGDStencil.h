@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CPU twin of the TV-GD stencil of kernels/tv_gd.cl (internal): the same
 // formulas in the same order of operations, so the two backends differ only by
 // the rounding of exp/sqrt. See gpurTVGradientDescent.h for the discretisation.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Backend interface of the TV-GD engine (internal): the driver in
 // gpurTVGradientDescent.cxx owns the loop, the global norm, the stopping rule
 // and progress; a backend only executes the two halves of an iteration on

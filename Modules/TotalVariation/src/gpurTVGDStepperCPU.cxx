@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CPU reference of the TV-GD engine: the formulas of kernels/tv_gd.cl
 // (gpurTVGDStencil.h), multithreaded over image rows; partial sums in double
 // over a fixed chunking, so results do not depend on the number of threads.

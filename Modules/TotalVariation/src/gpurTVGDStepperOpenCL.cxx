@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // OpenCL backend of the TV-GD engine: f, u and du stay on the device (the
 // "two copies for GPU memory" of [Huang2023, §4.3] plus f for the residual); the host reads
 // one partial sum per work-group after each half-iteration and adds them in

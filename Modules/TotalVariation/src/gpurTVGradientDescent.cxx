@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Driver of the TV-GD engine: validation, the iteration loop with the global
 // L2 normalisation, the stopping rule and progress. The backends (steppers)
 // execute the two halves of an iteration, see gpurTVGDStepper.h.

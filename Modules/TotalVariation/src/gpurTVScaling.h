@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Exact power-of-two rescaling of intensities, shared by the TV drivers (internal).
 //
 // Multiplying by 2^e is exact in binary floating point (no rounding, as long as

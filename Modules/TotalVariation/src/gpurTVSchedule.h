@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Step sizes of the three ROF primal-dual methods (internal, shared by both backends).
 #ifndef gpurTVSchedule_h
 #define gpurTVSchedule_h

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Backend interface of the TV engine (internal): the TV fields and their
 // layout, the per-voxel update rules both backends share, and the stepper
 // makers. The driver in gpurTVDenoiser.cxx owns the schedule, the gap stop

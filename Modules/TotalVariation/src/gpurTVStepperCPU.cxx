@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CPU reference of the TV engine: the same discretisation and update formulas
 // as kernels/tv_rof.cl, multithreaded over image rows.
 #include "gpurFiniteDifference.h"

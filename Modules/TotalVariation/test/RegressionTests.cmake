@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Image regression tests: the filter's output on a fixed noisy image is compared
 # to a stored baseline by ITK's itkTestDriver, once per backend. Both backends
 # must match the same baseline (within 1e-3 in intensity, with the same origin,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the noise estimation from the image itself (gpurNoiseEstimation.h):
 // the residual's noise gain, the variance map and the global sigma on white
 // noise of known, constant or spatially varying, sigma on flat images and on

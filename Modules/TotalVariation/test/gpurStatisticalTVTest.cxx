@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the statistical TV engine: variance weights, the discrepancy
 // principle (automatic lambda, its calibrated factor, converged solves, the
 // unreachable target), the estimated variance, scale covariance on both

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the TV engine (no ITK): closed-form solutions, an independent
 // solver, convergence of the gap, CPU vs OpenCL agreement, parameter checks.
 #include "gpurFiniteDifference.h"

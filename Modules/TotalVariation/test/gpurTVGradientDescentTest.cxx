@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the TV gradient-descent engine (no ITK): the gradient against finite
 // differences of TV, the invariants (zero-sum gradient, mean, step length),
 // the residual-target stop, CPU vs OpenCL, AW-TV's limit, semi-convergence on

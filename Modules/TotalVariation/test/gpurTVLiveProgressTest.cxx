@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Progress and abort follow the device: on OpenCL the host may not run ahead
 // of the finished iterations (before, a 15 s run showed 100 % after 0.8 s, and
 // an abort requested later was never seen), for the in-memory stepper, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Several OpenCL devices: z-slabs with halos of exchangeInterval + 1 slices
 // must reproduce the single-device run. Outcome with POCL_DEVICES="pthread pthread".
 #include "gpurDevice.h"

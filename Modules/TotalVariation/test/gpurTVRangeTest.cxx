@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The TV engine over the numerical range: results scale with the intensities
 // (f -> s f, lambda -> lambda / s gives s u) from 1e-6 to 1e6 on both backends
 // in float and double, lambdas and intensities the pixel type cannot

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the resumable TV state (ContinueTV): rounds reproduce one run bit
 // for bit, and padded blocks advanced by rounds of B iterations with a halo of
 // B + 1 reproduce the whole-image run (the scheme behind the dask entry and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Volumes larger than device memory: with a device memory limit the TV state
 // streams through host memory in z-regions padded by exchangeInterval + 1
 // slices. The result must equal the in-memory run on the same device. Run with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Helpers shared by the TV module's tests.
 #ifndef gpurTVTesting_h
 #define gpurTVTesting_h

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of statistical (noise-weighted) TV, DenoiseWeightedTV: the S-PDU model
 // (lambda/2) sum (u-f)^2 / w + TV(u) on both backends and every method.
 #include "gpurMetrics.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of itk::StatisticalTVImageFilter: the variance input and its checks,
 // the estimated variance, the automatic lambda, geometry, two devices, and the
 // gradient-descent methods (TV-GD, AW-TV) with their target stops.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tests of the ITK adapter: metadata, spacing, backends, progress, abort and errors.
 #include "itkTotalVariationDenoisingImageFilter.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Regression test of TotalVariationDenoisingImageFilter, run by itkTestDriver
 // --compare (see RegressionTests.cmake):
 //

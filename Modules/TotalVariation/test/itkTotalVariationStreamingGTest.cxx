@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ITK streaming through the TV filter: reader -> filter -> streaming writer (MHA,
 // NRRD) in chunks padded by the halo, equal to the whole-volume result; the
 // halo is needed; the gap-stop rule; 2D; the statistical filter does not stream.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Total-variation (ROF) denoising on OpenCL devices or the CPU, and fast Poisson solves.
 
 The package wraps the ITK-free C++ engine of ITKGPURestoration. It accepts

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """denoise_tv_dask: TV denoising of a chunked dask array, exact by rounds.
 
 Why it is exact: one primal-dual iteration reads only the nearest neighbours

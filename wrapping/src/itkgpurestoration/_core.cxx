@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // pybind11 module itkgpurestoration._core: the thin layer between NumPy arrays
 // and the ITK-free engines (gpur::DenoiseTV, gpur::DenoiseStatisticalTV,
 // gpur::DenoiseStatisticalTVGD, gpur::PSCRSolver with the factor builders of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """denoise_tv: the Python front end of the engine gpur::DenoiseTV."""
 
 import math

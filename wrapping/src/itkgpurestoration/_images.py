@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Conversion between the accepted image kinds and NumPy arrays.
 
 SimpleITK and itk are imported only when such an image is passed, so neither

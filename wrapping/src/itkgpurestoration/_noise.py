@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """estimate_noise_variance: the noise variance map of an image, estimated from the image itself."""
 
 import warnings

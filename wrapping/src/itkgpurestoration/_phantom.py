@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """make_ct_phantom and simulate_ct: simulated CT test data (the C++ generator gpur::SimulateCT)."""
 
 import collections

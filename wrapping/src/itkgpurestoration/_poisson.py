@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """solve_poisson and PoissonSolver: the Python front end of the PSCR engine (gpur::PSCRSolver) for images.
 
 The discrete problem is the one ``itk::PSCRPoissonSolver`` solves:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """SeparableSolver and solve_separable: the PSCR engine (gpur::PSCRSolver) on general separable factors.
 
 The operator, with symmetric tridiagonal factors per array axis,

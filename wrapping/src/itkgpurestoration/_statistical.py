@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """denoise_statistical_tv: the Python front end of statistical TV for CT.
 
 Two engines: gpur::DenoiseStatisticalTV (the noise-weighted ROF model solved by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Deliberately broken override of pscr_solve.cl: with ITKGPUR_KERNEL_DIR
 // pointing here, building the PSCR program must throw gpur::BuildError
 // carrying the compiler's build log (gpurPSCROpenCLTest).
