@@ -15,7 +15,7 @@ also of correlated CT noise), ``make_ct_phantom`` and ``simulate_ct``
 """
 
 from ._chunked import denoise_tv_dask
-from ._core import Aborted, NumericalError
+from ._core import Aborted, NumericalError, __version__  # version: one source, the root CMakeLists.txt
 from ._denoise import ConvergenceWarning, denoise_tv, lam_from_skimage_weight
 from ._devices import list_devices
 from ._noise import estimate_noise_variance
@@ -46,4 +46,3 @@ __all__ = [
     "solve_poisson",
     "solve_separable",
 ]
-__version__ = "0.1.0"

@@ -814,6 +814,7 @@ DefineEngine(py::module_ & m, const std::string & suffix)
 PYBIND11_MODULE(_core, m)
 {
   m.doc() = "C++ engine of itkgpurestoration (use the functions of the package instead)";
+  m.attr("__version__") = GPUR_VERSION; // from the root CMakeLists.txt (wrapping/CMakeLists.txt)
 
   // The module lives until the interpreter ends, so the type object is kept forever.
   static py::handle abortedType = py::exception<gpur::Aborted>(m, "Aborted", PyExc_RuntimeError).release();
