@@ -18,8 +18,9 @@
 #     [TOOLS <file.cxx>...]             installed command-line tools (with ITK), each an
 #                                       executable named for its file, linking the ITK
 #                                       library and the tools' support (tools/)
-#     [BENCHES <file.cxx>...]           installed ITK-free benchmarks, each linking the
-#                                       engine, GPURBench and GPURCommandLine (bench/)
+#     [BENCHES <file.cxx>...]           ITK-free benchmarks, each linking the engine,
+#                                       GPURBench and GPURCommandLine (bench/); built into
+#                                       the build tree's bin/, not installed
 #     [TEST_SUBDIR <dir>])              its tests (default test/, when BUILD_TESTING)
 #
 # Relative paths are relative to the module's folder. Headers are installed into
@@ -176,7 +177,9 @@ function(gpur_add_module name)
     list(APPEND libraries ${itk_library})
   endif()
 
-  # Command-line tools and benchmarks: installed programs named for their files.
+  # Command-line tools and benchmarks: programs named for their files. Only the tools are
+  # installed (the installed bin/ holds the user tools, itkgpurestoration-*: test
+  # DownstreamInstalledBin); the benchmarks are developer programs run from the build tree.
   if(GPUR_WITH_ITK)
     foreach(source IN LISTS M_TOOLS)
       get_filename_component(tool "${source}" NAME_WE)
@@ -191,7 +194,6 @@ function(gpur_add_module name)
     add_executable(${bench} "${source}")
     target_link_libraries(${bench} PRIVATE ${engine} GPURBench GPURCommandLine)
     gpur_warnings(${bench})
-    install(TARGETS ${bench} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
   endforeach()
 
   set(tests "")

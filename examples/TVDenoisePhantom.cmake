@@ -4,4 +4,3 @@
 add_executable(TVDenoisePhantom TVDenoisePhantom.cxx)
 target_link_libraries(TVDenoisePhantom PRIVATE ITKGPURestorationTotalVariation GPUREvaluation GPURCommandLine ${ITK_LIBRARIES})
 gpur_warnings(TVDenoisePhantom)
-install(TARGETS TVDenoisePhantom RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

@@ -36,5 +36,11 @@ add_test(NAME DownstreamRunPoisson COMMAND "${downstream_build}/poisson_downstre
 set_tests_properties(DownstreamRun DownstreamRunPoisson PROPERTIES
   FIXTURES_REQUIRED "DownstreamPrefix;DownstreamConfigured;DownstreamBuilt")
 
+# The installed bin/ holds the user tools (itkgpurestoration-*) only, no benchmark or demo.
+add_test(NAME DownstreamInstalledBin
+  COMMAND ${CMAKE_COMMAND} "-DBIN=${downstream_prefix}/${CMAKE_INSTALL_BINDIR}"
+    "-DCMAKE_EXECUTABLE_SUFFIX=${CMAKE_EXECUTABLE_SUFFIX}" -P "${CMAKE_CURRENT_SOURCE_DIR}/CheckInstalledBin.cmake")
+set_tests_properties(DownstreamInstalledBin PROPERTIES FIXTURES_REQUIRED DownstreamPrefix)
+
 set_tests_properties(DownstreamCleanPrefix DownstreamInstall DownstreamConfigure DownstreamBuild DownstreamRun DownstreamRunPoisson
-  PROPERTIES LABELS downstream)
+  DownstreamInstalledBin PROPERTIES LABELS downstream)

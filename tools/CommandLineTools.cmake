@@ -291,7 +291,8 @@ cli_poisson_expect_failure(nan-shift "--shift needs a finite number, got 'nan'" 
 cli_poisson_expect_failure(unknown-device "no-such-device-xyz" --backend opencl --device no-such-device-xyz
   DATA/dnd-rhs.nrrd)
 cli_poisson_expect_failure(missing-input "does not exist" DATA/no-such-rhs.nrrd)
-cli_poisson_expect_failure(memory-limit "--device-memory-limit is not supported here" --device-memory-limit 64
+# PSCR does not stream: the tool does not offer --device-memory-limit, so it is an unknown option.
+cli_poisson_expect_failure(memory-limit "unknown option '--device-memory-limit'" --device-memory-limit 64
   DATA/dnd-rhs.nrrd)
 # Accuracy: a solve that cannot reach its target fails with what it reached and which option to change.
 cli_poisson_expect_failure(float-insufficient "PSCR solve \\(float\\) reached a relative residual .* above its target .*: use --precision auto or double"
@@ -307,3 +308,39 @@ cli_poisson_expect_failure(bad-precision "--precision must be one of double, aut
 
 # (9) The bad-input suite: corrupt and unsupported inputs, full disks, interruptions, kernel override.
 include(CommandLineBadInput.cmake)
+
+# (10) --help: exit 0 with the usage on stdout; a tool lists only options it honours (the
+# Poisson solver does not stream, so neither its help nor its Slicer description offers
+# --device-memory-limit; the denoisers do). cli_expect_help(<name> <tool> <match> [<not-match>] ARGS ...)
+function(cli_expect_help name tool match not_match)
+  string(REPLACE ";" "|" args "${ARGN}")
+  set(extra "")
+  if(NOT not_match STREQUAL "")
+    set(extra "-DNOT_MATCH=${not_match}")
+  endif()
+  add_test(NAME ${tool}-${name}
+    COMMAND ${CMAKE_COMMAND} "-DTOOL=$<TARGET_FILE:${tool}>" "-DARGS=${args}" "-DMATCH=${match}" ${extra}
+      -P "${CMAKE_CURRENT_SOURCE_DIR}/ExpectHelp.cmake")
+  set_tests_properties(${tool}-${name} PROPERTIES LABELS "cli")
+endfunction()
+cli_expect_help(help itkgpurestoration-devices "^usage: itkgpurestoration-devices \\[options\\] \\[selection\\]\n" "" --help)
+cli_expect_help(help itkgpurestoration-poisson "^usage: itkgpurestoration-poisson " "--device-memory-limit" --help)
+cli_expect_help(xml-options itkgpurestoration-poisson "<executable>" "device-memory-limit" --xml)
+foreach(tool itkgpurestoration-tv itkgpurestoration-stv)
+  cli_expect_help(help ${tool} "^usage: ${tool} .*\n  --device-memory-limit MiB" "" --help)
+endforeach()
+
+# (11) The device lister parses its command line like the other tools: an unknown option
+# or --xml (it is no Slicer module) is an error naming it, not a device selection.
+function(cli_devices_expect_failure name message)
+  string(REPLACE ";" "|" args "${ARGN}")
+  set(output "${cli_tv_dir}/failure-devices-${name}/none")
+  add_test(NAME itkgpurestoration-devices-fails-${name}
+    COMMAND ${CMAKE_COMMAND} "-DTOOL=$<TARGET_FILE:itkgpurestoration-devices>" "-DARGS=${args}" "-DOUTPUT=${output}"
+      "-DMESSAGE=${message}" -DPROGRAM=itkgpurestoration-devices -DONE_LINE=ON
+      -P "${CMAKE_CURRENT_SOURCE_DIR}/ExpectFailure.cmake")
+  set_tests_properties(itkgpurestoration-devices-fails-${name} PROPERTIES LABELS "cli")
+endfunction()
+cli_devices_expect_failure(unknown-option "unknown option '--no-such-option' \\(see --help\\)" --no-such-option)
+cli_devices_expect_failure(xml "--xml: this tool lists devices and processes no image, so it has no 3D Slicer" --xml)
+cli_devices_expect_failure(two-selections "unexpected argument|expected \\[selection\\], got 2 arguments" gpu cpu)

@@ -327,7 +327,7 @@ Parser::PrintHelp(std::ostream & os) const
 }
 
 void
-AddToolOptions(Parser & parser, ToolOptions & target)
+AddToolOptions(Parser & parser, ToolOptions & target, DeviceMemoryLimit memoryLimit)
 {
   auto & backend = parser.AddChoice("--backend",
                                     "Where to run: auto (OpenCL if a device is available, else CPU), cpu or opencl.",
@@ -342,13 +342,16 @@ AddToolOptions(Parser & parser, ToolOptions & target)
                                    target.device);
   device.label = "OpenCL device";
   device.group = "Execution";
-  auto & memory = parser.AddUnsigned("--device-memory-limit",
-                                     "MiB",
-                                     "Device memory the run may use, in MiB; a volume that does not fit streams "
-                                     "through host memory in z-regions (same result). 0: 90 % of the device.",
-                                     target.deviceMemoryMiB);
-  memory.label = "Device memory limit (MiB)";
-  memory.group = "Execution";
+  if (memoryLimit == DeviceMemoryLimit::Offered)
+  {
+    auto & memory = parser.AddUnsigned("--device-memory-limit",
+                                       "MiB",
+                                       "Device memory the run may use, in MiB; a volume that does not fit streams "
+                                       "through host memory in z-regions (same result). 0: 90 % of the device.",
+                                       target.deviceMemoryMiB);
+    memory.label = "Device memory limit (MiB)";
+    memory.group = "Execution";
+  }
   parser.AddSwitch("--quiet", "No progress bar and no summary line.", target.quiet).hidden = true;
   parser.AddSwitch("--xml", "Print the 3D Slicer CLI module description (XML) and exit.", target.xml).hidden = true;
 }

@@ -187,9 +187,20 @@ struct ToolOptions
   std::string output; ///< the second
 };
 
-/** Adds --backend, --device and --device-memory-limit (GUI group "Execution"), and the hidden --quiet and --xml. */
+/** Whether a tool's filter honours a device memory limit (streams a volume that does not fit through host memory). */
+enum class DeviceMemoryLimit
+{
+  Offered,   ///< --device-memory-limit is in the table
+  NotOffered ///< the filter keeps the whole problem on the device: the option is not advertised, hence unknown
+};
+
+/**
+ * Adds --backend, --device and, when offered, --device-memory-limit (GUI group "Execution"), and the hidden
+ * --quiet and --xml. A tool offers only options it honours, so that its --help and Slicer description never
+ * list one that it would refuse.
+ */
 void
-AddToolOptions(Parser & parser, ToolOptions & target);
+AddToolOptions(Parser & parser, ToolOptions & target, DeviceMemoryLimit memoryLimit);
 
 /** A positional image argument of a tool, for its Slicer description. */
 struct SlicerImage

@@ -20,8 +20,9 @@
 // chooses the arithmetic: double (default: f read as double, solved in double),
 // float (float only; fails where float cannot reach the target) or auto (float,
 // redone in double where float cannot). --backend and --device choose
-// the CPU or an OpenCL device (auto: OpenCL when there is one); the shared
-// --device-memory-limit is refused (PSCR does not stream). A progress bar (plan, solve)
+// the CPU or an OpenCL device (auto: OpenCL when there is one); there is no
+// --device-memory-limit (PSCR keeps the whole problem on the device and does not
+// stream; one larger than the device's memory is refused). A progress bar (plan, solve)
 // and a summary line (backend, residual, target, floor, refinement steps,
 // arithmetic) go to stderr (--quiet: neither); --xml prints the 3D
 // Slicer Execution Model description. Errors (corrupt input included) exit with
@@ -145,7 +146,7 @@ DeclareOptions(gpur::cli::Parser & parser, Options & o)
                { "double", "auto", "float" },
                o.precision)
     .label = "Precision";
-  gpur::cli::AddToolOptions(parser, o);
+  gpur::cli::AddToolOptions(parser, o, gpur::cli::DeviceMemoryLimit::NotOffered);
 }
 
 /** What the Slicer description says besides the options (which come from the option table). */
@@ -198,9 +199,6 @@ Solve(const Options & o)
     throw gpur::cli::UsageError("--boundary lists " + std::to_string(o.conditions.size()) + " conditions but '" +
                                 o.input + "' is " + std::to_string(Dimension) + "D; give one or " +
                                 std::to_string(Dimension));
-  if (o.deviceMemoryMiB != 0)
-    throw gpur::cli::UsageError("--device-memory-limit is not supported here: the PSCR solver keeps the whole "
-                                "problem on the device (one larger than the device's memory is refused)");
 
   auto filter = FilterType::New();
   filter->SetInput(gpur::cli::ReadInput<RealImageType>(o.input, kProgram));

@@ -152,7 +152,7 @@ DeclareOptions(gpur::cli::Parser & parser, Options & o)
     parser.AddSwitch("--all-iterations", "tvgd/awtv: run all --iterations, with no target.", o.allIterations);
   all.label = "All iterations";
   all.group = "Gradient descent";
-  gpur::cli::AddToolOptions(parser, o);
+  gpur::cli::AddToolOptions(parser, o, gpur::cli::DeviceMemoryLimit::Offered);
 }
 
 /** What the Slicer description says besides the options (which come from the option table). */

@@ -81,7 +81,7 @@ DeclareOptions(gpur::cli::Parser & parser, Options & o)
                                       o.tolerance,
                                       ParseNonNegativeDouble);
   tolerance.label = "Gap tolerance";
-  gpur::cli::AddToolOptions(parser, o);
+  gpur::cli::AddToolOptions(parser, o, gpur::cli::DeviceMemoryLimit::Offered);
 }
 
 /** What the Slicer description says besides the options (which come from the option table). */
