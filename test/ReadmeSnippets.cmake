@@ -3,7 +3,8 @@
 # wrapping/tests/test_readme.py). README.md stays the only copy: a fenced block is
 # tested when the line before it is "<!-- tested: <language> <name> -->", and the
 # blocks are extracted here at configure time (README.md is a configure dependency,
-# so editing it re-extracts them).
+# so editing it re-extracts them). The blocks marked "downstream" are the README's
+# downstream project, built against the installed package by Downstream.cmake.
 #
 # - cxx: the block's #include lines go to the top of a generated .cxx, the rest
 #   becomes the body of main() (an exception prints its message and returns 1).
@@ -102,8 +103,8 @@ file(READ "${readme}" readme_text)
 string(REGEX MATCHALL "\n<!-- tested: [^ \n]*" readme_markers "${readme_text}")
 foreach(m IN LISTS readme_markers)
   string(STRIP "${m}" m)
-  if(NOT m MATCHES "tested: (cxx|sh|python)$")
-    message(FATAL_ERROR "README.md: '${m}': the tested languages are cxx, sh and python")
+  if(NOT m MATCHES "tested: (cxx|sh|python|downstream)$")
+    message(FATAL_ERROR "README.md: '${m}': the tested languages are cxx, sh, python and downstream")
   endif()
 endforeach()
 
