@@ -306,6 +306,30 @@ cli_poisson_expect_failure(bad-refinement-steps "--max-refinement-steps needs an
 cli_poisson_expect_failure(bad-precision "--precision must be one of double, auto, float, got 'quad'" --precision quad
   DATA/dnd-rhs.nrrd)
 
+# (8b) Progress as 3D Slicer and a terminal see it (CheckSlicerProgress.py): with stdout and stderr
+# on pipes, one <filter-start>, throttled non-decreasing <filter-progress> values in [0, 1] ending at
+# 1, one <filter-end>, the summary on stdout and nothing on stderr; on a terminal, the bar and no
+# <filter-...> line. The statistical tool's automatic lambda (several solves) is one progress range.
+if(Python3_Interpreter_FOUND)
+  set(cli_progress_check Python3::Interpreter "${CMAKE_CURRENT_SOURCE_DIR}/CheckSlicerProgress.py")
+  set(cli_progress_tv $<TARGET_FILE:itkgpurestoration-tv> --lambda 20 --iterations 200 --tolerance 0 --backend cpu
+    "${cli_tv_input}")
+  add_test(NAME itkgpurestoration-tv-slicer-progress
+    COMMAND ${cli_progress_check} --program itkgpurestoration-tv --min-progress 50 -- ${cli_progress_tv}
+      "${cli_tv_dir}/progress-slicer.mha")
+  add_test(NAME itkgpurestoration-tv-terminal-progress
+    COMMAND ${cli_progress_check} --program itkgpurestoration-tv --terminal -- ${cli_progress_tv}
+      "${cli_tv_dir}/progress-terminal.mha")
+  add_test(NAME itkgpurestoration-stv-slicer-progress
+    COMMAND ${cli_progress_check} --program itkgpurestoration-stv --min-progress 4
+      --summary "automatic: .*, ([2-9]|[1-9][0-9]+) converged solves" --
+      $<TARGET_FILE:itkgpurestoration-stv> --variance "${cli_stv_dir}/variance.nrrd" --discrepancy 0.9 --backend cpu
+      "${cli_stv_dir}/noisy.nrrd" "${cli_stv_dir}/progress-slicer.nrrd")
+  set_tests_properties(itkgpurestoration-stv-slicer-progress PROPERTIES FIXTURES_REQUIRED CliStvData)
+  set_tests_properties(itkgpurestoration-tv-slicer-progress itkgpurestoration-tv-terminal-progress
+    itkgpurestoration-stv-slicer-progress PROPERTIES LABELS "cli;slicer")
+endif()
+
 # (9) The bad-input suite: corrupt and unsupported inputs, full disks, interruptions, kernel override.
 include(CommandLineBadInput.cmake)
 

@@ -8,7 +8,9 @@ Starts TOOL ARGS (whose output file is FILE), waits for the phase, sends the
 signal and fails unless the tool exits with 128 + the signal's number, its last
 stderr line is "NAME: interrupted by SIG<signal>", and neither FILE nor a
 temporary of it (<stem>.partial-*) is left in FILE's folder. The phases:
-  compute  the progress bar has appeared on stderr (the filter is running);
+  compute  a <filter-progress> line has appeared on stdout (the filter is
+           running; stdout is a pipe here, so the tool reports progress the
+           3D Slicer way, gpurCommandLineITK.h);
   write    the temporary folder of FILE exists (the output is being written:
            the input must be large enough that this lasts, e.g. a 160^3 volume
            written as .nii.gz takes about a second).
@@ -49,28 +51,32 @@ def main():
     shutil.rmtree(folder, ignore_errors=True)
     os.makedirs(folder)
 
-    tool = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    tool = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    stdout = bytearray()
     stderr = bytearray()
 
-    def collect():
+    def collect(stream, into):
         while True:
-            chunk = tool.stderr.read1(4096)
+            chunk = stream.read1(4096)
             if not chunk:
                 return
-            stderr.extend(chunk)
+            into.extend(chunk)
 
-    reader = threading.Thread(target=collect, daemon=True)
-    reader.start()
+    readers = [threading.Thread(target=collect, args=(tool.stdout, stdout), daemon=True),
+               threading.Thread(target=collect, args=(tool.stderr, stderr), daemon=True)]
+    for reader in readers:
+        reader.start()
 
     def reached():
         if options.phase == "compute":
-            return b"%" in stderr
+            return b"<filter-progress>" in stdout
         return bool(temporaries(options.output))
 
     start = time.monotonic()
     while not reached():
         if tool.poll() is not None:
-            reader.join()
+            for reader in readers:
+                reader.join()
             sys.exit("the run ended (exit code %d) before the %s phase; stderr: %s"
                      % (tool.returncode, options.phase, stderr.decode(errors="replace")))
         if time.monotonic() - start > options.timeout:
@@ -84,7 +90,8 @@ def main():
     except subprocess.TimeoutExpired:
         tool.kill()
         sys.exit("the tool did not end within %g s of SIG%s" % (options.timeout, options.signal))
-    reader.join()
+    for reader in readers:
+        reader.join()
     text = stderr.decode(errors="replace")
     lines = [line for line in text.replace("\r", "\n").split("\n") if line.strip()]
     last = lines[-1] if lines else ""

@@ -352,12 +352,9 @@ AddToolOptions(Parser & parser, ToolOptions & target, DeviceMemoryLimit memoryLi
     memory.label = "Device memory limit (MiB)";
     memory.group = "Execution";
   }
-  parser.AddSwitch("--quiet", "No progress bar and no summary line.", target.quiet).hidden = true;
+  parser.AddSwitch("--quiet", "No progress (bar or Slicer lines) and no summary line.", target.quiet).hidden = true;
   parser.AddSwitch("--xml", "Print the 3D Slicer CLI module description (XML) and exit.", target.xml).hidden = true;
 }
-
-namespace
-{
 
 std::string
 XMLEscape(const std::string & text)
@@ -385,6 +382,9 @@ XMLEscape(const std::string & text)
   }
   return out;
 }
+
+namespace
+{
 
 const char *
 SlicerType(ValueType type)

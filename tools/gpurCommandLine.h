@@ -223,6 +223,10 @@ struct SlicerModule
   std::vector<SlicerImage> images;
 };
 
+/** text with &, <, > and " escaped for XML content or attributes. */
+std::string
+XMLEscape(const std::string & text);
+
 /**
  * Prints the 3D Slicer Execution Model description (XML) of a tool: its
  * visible options (generated from the parser's table, so the flags always

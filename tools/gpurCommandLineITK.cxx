@@ -6,54 +6,134 @@
 
 #include "itksys/SystemTools.hxx"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <iomanip>
 #include <new>
+
+#ifdef _WIN32
+#include <io.h>
+#else
+#include <unistd.h>
+#endif
 
 namespace gpur
 {
 namespace cli
 {
 
+namespace
+{
+
+bool
+IsTerminal(std::FILE * stream)
+{
+#ifdef _WIN32
+  return _isatty(_fileno(stream)) != 0;
+#else
+  return isatty(fileno(stream)) != 0;
+#endif
+}
+
+double
+Now()
+{
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+} // namespace
+
+ProgressOutput
+ChooseProgressOutput(bool quiet)
+{
+  ProgressOutput output;
+  if (!quiet)
+  {
+    output.slicer = !IsTerminal(stdout);
+    output.bar = IsTerminal(stderr);
+  }
+  return output;
+}
+
+std::ostream &
+Summary()
+{
+  return IsTerminal(stdout) ? std::cerr : std::cout;
+}
+
 void
-ProgressBar::Execute(itk::Object * caller, const itk::EventObject & event)
+ProgressDisplay::Start(const ProgressOutput & output, const std::string & name, const std::string & comment)
+{
+  m_Output = output;
+  m_Name = XMLEscape(name);
+  if (m_Output.slicer)
+    std::cout << "<filter-start><filter-name>" << m_Name << "</filter-name><filter-comment>" << XMLEscape(comment)
+              << "</filter-comment></filter-start>" << std::endl;
+}
+
+void
+ProgressDisplay::Execute(itk::Object * caller, const itk::EventObject & event)
 {
   Execute(static_cast<const itk::Object *>(caller), event);
 }
 
 void
-ProgressBar::Execute(const itk::Object * caller, const itk::EventObject & event)
+ProgressDisplay::Execute(const itk::Object * caller, const itk::EventObject & event)
 {
   const auto * process = dynamic_cast<const itk::ProcessObject *>(caller);
-  if (!process || !itk::ProgressEvent().CheckEvent(&event))
-    return;
-  const int percent = static_cast<int>(100.0f * process->GetProgress() + 0.5f);
-  if (percent == m_Percent)
-    return;
-  m_Percent = percent;
-  constexpr int width = 40;
-  const int filled = percent * width / 100;
-  std::cerr << "\r[" << std::string(filled, '#') << std::string(width - filled, '.') << "] " << std::setw(3) << percent
-            << "%" << std::flush;
-  SetProgressLineOpen(true);
+  if (process && itk::ProgressEvent().CheckEvent(&event))
+    Show(std::clamp(static_cast<double>(process->GetProgress()), 0.0, 1.0));
 }
 
 void
-ProgressBar::Finish()
+ProgressDisplay::Show(double fraction)
+{
+  const int percent = static_cast<int>(100.0 * fraction + 0.5);
+  if (m_Output.bar && percent != m_Percent)
+  {
+    m_Percent = percent;
+    constexpr int width = 40;
+    const int filled = percent * width / 100;
+    std::cerr << "\r[" << std::string(filled, '#') << std::string(width - filled, '.') << "] " << std::setw(3)
+              << percent << "%" << std::flush;
+    SetProgressLineOpen(true);
+  }
+  // Slicer: a line per 1 % or 0.1 s, whichever comes first, and only forward (a
+  // filter's progress restarting at 0, as ITK's pipeline does, is not shown as a
+  // step back); the final 1 always gets its line.
+  const double now = Now();
+  if (m_Output.slicer && fraction > m_Fraction &&
+      (fraction >= 1.0 || fraction - m_Fraction >= 0.01 || now - m_PrintedAt >= 0.1))
+  {
+    m_Fraction = fraction;
+    m_PrintedAt = now;
+    std::cout << "<filter-progress>" << std::setprecision(4) << fraction << "</filter-progress>" << std::endl;
+  }
+}
+
+void
+ProgressDisplay::Finish(double seconds)
 {
   if (m_Percent >= 0)
     std::cerr << "\n";
   m_Percent = -1;
   SetProgressLineOpen(false);
+  if (m_Output.slicer && seconds >= 0.0)
+    std::cout << "<filter-end><filter-name>" << m_Name << "</filter-name><filter-time>" << std::setprecision(6)
+              << seconds << "</filter-time></filter-end>" << std::endl;
 }
 
 double
-UpdateWithProgress(itk::ProcessObject * filter, bool quiet)
+UpdateWithProgress(itk::ProcessObject * filter, bool quiet, const std::string & comment)
 {
-  auto progress = ProgressBar::New();
+  const ProgressOutput output = ChooseProgressOutput(quiet);
+  auto display = ProgressDisplay::New();
+  display->Start(output, filter->GetNameOfClass(), comment.empty() ? filter->GetNameOfClass() : comment);
   unsigned long observer = 0;
-  if (!quiet)
-    observer = filter->AddObserver(itk::ProgressEvent(), progress);
+  const bool observed = output.bar || output.slicer;
+  if (observed)
+    observer = filter->AddObserver(itk::ProgressEvent(), display);
   const auto start = std::chrono::steady_clock::now();
   try
   {
@@ -61,15 +141,16 @@ UpdateWithProgress(itk::ProcessObject * filter, bool quiet)
   }
   catch (...)
   {
-    progress->Finish();
-    if (!quiet)
+    display->Finish(-1.0);
+    if (observed)
       filter->RemoveObserver(observer);
     throw;
   }
-  progress->Finish();
-  if (!quiet)
+  if (observed)
     filter->RemoveObserver(observer);
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  display->Finish(seconds);
+  return seconds;
 }
 
 namespace
@@ -104,7 +185,7 @@ UpdateReportingWarnings(itk::ProcessObject * filter,
   double wall = 0.0;
   {
     const WarningDisplayOff printedBelow;
-    wall = UpdateWithProgress(filter, quiet);
+    wall = UpdateWithProgress(filter, quiet, program);
   }
   for (const std::string & warning : warnings())
     std::cerr << program << ": warning: " << warning << "\n";

@@ -4,7 +4,8 @@
  * -stv, -poisson): reading an image file or a DICOM series folder with every
  * check that keeps corrupt input out (gpurToolInput.h, gpurToolDicom.h),
  * writing the output verified and atomically (gpurToolOutput.h), the execution
- * options on a filter, the progress bar, running a filter with it, and main()'s
+ * options on a filter, the progress displays (a terminal's bar, 3D Slicer's
+ * progress lines), running a filter with them, and main()'s
  * one-line error report, interruption handling (gpurToolInterrupt.h) and
  * capture of ITK's complaints (gpurToolComplaints.h). The option parser is
  * gpurCommandLine.h (ITK-free).
@@ -36,38 +37,86 @@ namespace gpur
 namespace cli
 {
 
-/** Draws "[#####.....]  45%" on stderr, redrawing in place, whenever the whole percentage changes. */
-class ProgressBar : public itk::Command
+/**
+ * Where a tool's progress and summary line go. Two displays, each chosen by
+ * what its stream is connected to, so that neither needs an option:
+ * - 3D Slicer's progress lines on stdout when stdout is not a terminal.
+ *   Slicer runs an executable CLI module with stdout and stderr on pipes and
+ *   reads its progress only from <filter-start>, <filter-progress> and
+ *   <filter-end> lines on stdout (Slicer Execution Model); it passes
+ *   --processinformationaddress only to shared-library modules, and no
+ *   environment variable, so "stdout is not a terminal" is the one signal an
+ *   executable gets. It is also what the Execution Model's own
+ *   itk::PluginFilterWatcher does (it prints these lines always). Scripts
+ *   capturing stdout see the lines too; --quiet turns them off.
+ * - The "\r" bar on stderr only when stderr is a terminal: Slicer logs every
+ *   stderr line as an error, and a log file has no use for carriage returns.
+ * In Slicer mode the summary line goes to stdout as well (Summary()), so stderr
+ * carries only real warnings and errors.
+ */
+struct ProgressOutput
+{
+  bool slicer = false; ///< <filter-...> lines on stdout
+  bool bar = false;    ///< "[#####.....]  45%" on stderr
+};
+
+/** The displays for this run: none when quiet, else by the streams as described above. */
+ProgressOutput
+ChooseProgressOutput(bool quiet);
+
+/** The stream for the summary line: stdout in Slicer mode (stdout not a terminal), else stderr. */
+std::ostream &
+Summary();
+
+/**
+ * Observes a filter's ProgressEvents and shows them as ProgressOutput says: the
+ * bar, redrawn in place whenever the whole percentage changes, and/or
+ * <filter-progress> lines, throttled to a change of at least 1 % or 0.1 s
+ * since the last line, never decreasing, in [0, 1].
+ */
+class ProgressDisplay : public itk::Command
 {
 public:
-  ITK_DISALLOW_COPY_AND_MOVE(ProgressBar);
-  using Self = ProgressBar;
+  ITK_DISALLOW_COPY_AND_MOVE(ProgressDisplay);
+  using Self = ProgressDisplay;
   using Superclass = itk::Command;
   using Pointer = itk::SmartPointer<Self>;
   itkNewMacro(Self);
 
+  /** Prints <filter-start> (Slicer mode) naming the filter, with comment as the text Slicer shows. */
+  void
+  Start(const ProgressOutput & output, const std::string & name, const std::string & comment);
   void
   Execute(itk::Object * caller, const itk::EventObject & event) override;
   void
   Execute(const itk::Object * caller, const itk::EventObject & event) override;
-  /** Ends the bar's line (if one was drawn). */
+  /** Ends the bar's line (if one was drawn); after a success (seconds >= 0), <filter-end> with the time. */
   void
-  Finish();
+  Finish(double seconds);
 
 protected:
-  ProgressBar() = default;
-  ~ProgressBar() override = default;
+  ProgressDisplay() = default;
+  ~ProgressDisplay() override = default;
 
 private:
-  int m_Percent = -1;
+  void
+  Show(double fraction);
+
+  ProgressOutput m_Output;
+  std::string m_Name;
+  int m_Percent = -1;          ///< bar: the percentage drawn, -1 none
+  double m_Fraction = -1.0;    ///< Slicer: the fraction printed last, -1 none
+  double m_PrintedAt = -1.0e9; ///< Slicer: when (steady clock, s)
 };
 
 /**
- * filter->Update() with a progress bar on stderr unless quiet (the bar's line
- * is ended also when Update throws); returns the wall time in seconds.
+ * filter->Update() with the progress displays of ChooseProgressOutput(quiet)
+ * (the bar's line is ended also when Update throws; <filter-end> only after a
+ * success); returns the wall time in seconds. comment: the text Slicer shows
+ * for the run, e.g. the program's name (empty: the filter's class name).
  */
 double
-UpdateWithProgress(itk::ProcessObject * filter, bool quiet);
+UpdateWithProgress(itk::ProcessObject * filter, bool quiet, const std::string & comment = {});
 
 /**
  * UpdateWithProgress for a filter that reports its own warnings (the TV

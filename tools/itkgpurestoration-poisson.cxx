@@ -249,7 +249,7 @@ Solve(const Options & o)
          << (std::is_same<Real, double>::value || filter->GetComputedInDouble() ? "double" : "float");
     line << std::fixed << std::setprecision(3) << ", plan " << filter->GetSetupSeconds() << " s, solve "
          << filter->GetSolveSeconds() << " s (" << wall << " s in all), wrote " << o.output;
-    std::cerr << line.str() << "\n";
+    gpur::cli::Summary() << line.str() << "\n";
   }
   return 0;
 }

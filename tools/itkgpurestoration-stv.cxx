@@ -11,8 +11,9 @@
 // is estimated from the input. The smoothing is chosen by the discrepancy
 // principle unless set: --lambda 0 (the default) picks lambda for the
 // primal-dual methods, and the gradient-descent methods (--method tvgd|awtv)
-// stop when ||u - f||^2 reaches --discrepancy * sum(var). A progress bar and a
-// summary line go to stderr (--quiet: neither); --xml prints the 3D Slicer
+// stop when ||u - f||^2 reaches --discrepancy * sum(var). Progress and the
+// summary line go to a terminal's stderr or, for 3D Slicer, to stdout
+// (gpurCommandLineITK.h; --quiet: neither); --xml prints the 3D Slicer
 // description. Errors exit with 1 and one line on stderr.
 #include "gpurCommandLine.h"
 #include "gpurCommandLineITK.h"
@@ -251,7 +252,7 @@ Denoise(const Options & o)
            << (filter->GetVarianceEstimated() ? "estimated" : "given") << ")";
     line << std::fixed << std::setprecision(3) << ", " << wall << " s" << gpur::cli::StreamNote(filter.GetPointer())
          << ", wrote " << o.output;
-    std::cerr << line.str() << "\n";
+    gpur::cli::Summary() << line.str() << "\n";
     if (!descent && filter->GetAutomaticLambda() && o.discrepancy == 0.0 && !filter->GetResidualGainMeasured())
       std::cerr << kProgram
                 << ": warning: the noise spectrum could not be measured on the image (too busy or too small): "

@@ -8,7 +8,9 @@
 // float, 2D or 3D according to the file, denoised by
 // itk::TotalVariationDenoisingImageFilter and written to <output> in the format
 // its extension selects, with the input's origin, spacing and direction.
-// A progress bar goes to stderr (--quiet turns it and the summary line off);
+// A progress bar goes to stderr when it is a terminal; when stdout is not one
+// (3D Slicer), <filter-progress> lines and the summary go to stdout
+// (gpurCommandLineITK.h; --quiet turns progress and the summary line off);
 // --xml prints the 3D Slicer Execution Model description, so Slicer can load
 // this program as a CLI module. Run with --help for the options.
 //
@@ -127,7 +129,7 @@ Denoise(const Options & o)
          << std::setprecision(2) << filter->GetRelativeGap() << std::fixed << std::setprecision(3) << ", "
          << filter->GetElapsedSeconds() << " s solve (" << wall << " s with setup)"
          << gpur::cli::StreamNote(filter.GetPointer()) << ", wrote " << o.output;
-    std::cerr << line.str() << "\n";
+    gpur::cli::Summary() << line.str() << "\n";
   }
   return 0;
 }
