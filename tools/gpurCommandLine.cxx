@@ -417,7 +417,8 @@ PrintSlicerXML(const Parser & parser, const SlicerModule & module, std::ostream 
      << "  <category>" << XMLEscape(module.category) << "</category>\n"
      << "  <title>" << XMLEscape(module.title) << "</title>\n"
      << "  <description>" << XMLEscape(module.description) << "</description>\n"
-     << "  <version>" << GPUR_VERSION << "</version>\n"
+     << "  <version>" << GPUR_VERSION
+     << "</version>\n"
         "  <documentation-url></documentation-url>\n"
         "  <license>Apache 2.0</license>\n"
         "  <contributor>ITKGPURestoration developers</contributor>\n"
