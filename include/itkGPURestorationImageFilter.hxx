@@ -14,6 +14,7 @@ void
 GPURestorationImageFilter<TInputImage, TOutputImage>::GenerateData()
 {
   m_BackendUsed.clear();
+  m_BackendReason.clear();
   this->UpdateProgress(0.0f);
   try
   {
@@ -43,6 +44,7 @@ GPURestorationImageFilter<TInputImage, TOutputImage>::GenerateData()
   catch (...)
   {
     m_BackendUsed.clear();
+    m_BackendReason.clear();
     for (const auto & output : this->GetOutputs())
     {
       if (output)
@@ -99,6 +101,7 @@ void
 GPURestorationImageFilter<TInputImage, TOutputImage>::SetBackendUsed(const gpur::ResolvedBackend & used)
 {
   m_BackendUsed = used.Describe();
+  m_BackendReason = used.reason;
 }
 
 template<typename TInputImage, typename TOutputImage>
@@ -109,6 +112,7 @@ GPURestorationImageFilter<TInputImage, TOutputImage>::PrintSelf(std::ostream & o
   os << indent << "Backend: " << m_Backend << std::endl;
   os << indent << "Device: " << (m_Device.empty() ? "(default)" : m_Device) << std::endl;
   os << indent << "BackendUsed: " << (m_BackendUsed.empty() ? "(not run)" : m_BackendUsed) << std::endl;
+  os << indent << "BackendReason: " << (m_BackendReason.empty() ? "(not run)" : m_BackendReason) << std::endl;
 }
 
 } // namespace itk

@@ -124,10 +124,10 @@ Denoise(const Options & o)
   if (!o.quiet)
   {
     std::ostringstream line;
-    line << kProgram << ": " << filter->GetBackendUsed() << ", " << filter->GetNumberOfIterations() << " iterations"
-         << (filter->GetConverged() ? " (converged)" : "") << ", relative gap " << std::scientific
-         << std::setprecision(2) << filter->GetRelativeGap() << std::fixed << std::setprecision(3) << ", "
-         << filter->GetElapsedSeconds() << " s solve (" << wall << " s with setup)"
+    line << kProgram << ": " << filter->GetBackendUsed() << " (" << filter->GetBackendReason() << "), "
+         << filter->GetNumberOfIterations() << " iterations" << (filter->GetConverged() ? " (converged)" : "")
+         << ", relative gap " << std::scientific << std::setprecision(2) << filter->GetRelativeGap() << std::fixed
+         << std::setprecision(3) << ", " << filter->GetElapsedSeconds() << " s solve (" << wall << " s with setup)"
          << gpur::cli::StreamNote(filter.GetPointer()) << ", wrote " << o.output;
     gpur::cli::Summary() << line.str() << "\n";
   }
