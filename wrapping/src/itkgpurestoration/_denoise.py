@@ -193,7 +193,7 @@ def denoise_tv(
         Threads of the CPU backend (and of the host-side loops of an OpenCL
         run); None (default): every core. The result does not depend on it.
         An OpenCL driver's own threads (PoCL on a CPU) are the driver's
-        (``POCL_MAX_PTHREAD_COUNT``, read when OpenCL starts).
+        (PoCL 3: ``POCL_MAX_PTHREAD_COUNT``, read when OpenCL starts).
     progress : callable(done, maximum), optional
         Called after every iteration, with the GIL held. Returning False (any
         falsy value except None) aborts the solve with ``itkgpurestoration.Aborted``
