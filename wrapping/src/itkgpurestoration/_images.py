@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Conversion between the accepted image kinds and NumPy arrays.
+"""Conversion between the accepted image kinds and NumPy arrays, and of arrays to what the engines take.
 
 SimpleITK and itk are imported only when such an image is passed, so neither
-is a dependency of the package.
+is a dependency of the package. The arrays' compute dtype, their scaling as
+scikit-image's ``img_as_float`` scales integers, and the spacing are checked
+here for every front end.
 """
 
 import math
