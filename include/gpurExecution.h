@@ -30,8 +30,10 @@ enum class Backend
   OpenCL
 };
 
+/** "Auto", "CPU" or "OpenCL". */
 const char *
 ToString(Backend backend);
+/** Writes ToString(backend). */
 std::ostream &
 operator<<(std::ostream & os, Backend backend);
 /** Parses "auto", "cpu" or "opencl" (case-insensitive); throws InvalidArgument otherwise. */
@@ -41,6 +43,7 @@ ParseBackend(const std::string & text);
 /** How an engine should run. */
 struct ExecutionOptions
 {
+  /** Which implementation runs. */
   Backend backend = Backend::Auto;
   std::string device; ///< device selection string, see SelectDevices(); "" = default device
   /** Parallel loop of the CPU backend; empty: the process's thread pool over all cores (MakeThreadParallelFor). */
@@ -66,6 +69,7 @@ MakeExecution(Backend backend, const std::string & device = std::string())
 /** The backend that will run, on which device (OpenCL only), and why. */
 struct ResolvedBackend
 {
+  /** CPU or OpenCL, never Auto. */
   Backend backend = Backend::CPU;
   DeviceInfo device; ///< the first device
   /** Every selected device (e.g. device "all"); engines that can split the work use them all. */
