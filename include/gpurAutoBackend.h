@@ -18,7 +18,8 @@
 // reference. With the defaults a measurement costs about 0.1-0.3 s.
 //
 // The result is cached per process by (family, precision, dimension, probe
-// size class (a factor of 4 in voxels), device) for maxAgeSeconds (300 s):
+// size class (a factor of 4 in voxels), CPU threads, device) for
+// maxAgeSeconds (300 s):
 // repeated calls (the lambda search of statistical TV, dask chunks, a Slicer
 // session) measure once, and a long-lived process measures again after a
 // while, so that it follows the machine's load. Measurements are serialised
@@ -110,7 +111,7 @@ private:
   {
     double cpu = 0.0, opencl = 0.0; ///< voxels per second; opencl 0 when it failed
     std::string failure;            ///< the OpenCL error, when it failed
-    std::string probe;              ///< the problem measured, e.g. "TV 2D float32 on 512x512 voxels"
+    std::string probe;              ///< the problem measured, e.g. "TV 2D float32 on 512x512 voxels, CPU 2 threads"
     double when = 0.0;              ///< clock() at the end of the measurement
     double seconds = 0.0;           ///< what the measurement took
   };

@@ -49,6 +49,12 @@ struct ExecutionOptions
   /** Parallel loop of the CPU backend; empty: the process's thread pool over all cores (MakeThreadParallelFor). */
   ParallelForFunction parallelFor;
   /**
+   * The threads parallelFor runs on, when the caller knows them (ITK's work
+   * units, Python's num_threads); 0: every core. Only Auto reads it: the CPU
+   * reference's speed, and so its measurement, depends on it.
+   */
+  unsigned threads = 0;
+  /**
    * Bytes of memory an engine may use on each OpenCL device; 0: what the
    * device reports. Engines that support it (TV) stream a volume that does not
    * fit through host memory in z-regions instead of failing.
@@ -119,6 +125,8 @@ struct AutoProbe
   std::string precision;
   /** The probe problem: its dimension and size; grid.Count() voxels are updated per step. */
   Grid grid;
+  /** Threads of the CPU reference's loop (ExecutionOptions::threads, set by ResolveBackend; 0: every core). */
+  unsigned threads = 0;
   /**
    * Sets up the work on `candidate` (the CPU reference, or OpenCL on
    * candidate.device alone) and returns its steps. Called once per backend

@@ -72,6 +72,7 @@ GPURestorationImageFilter<TInputImage, TOutputImage>::MakeExecutionOptions() con
   execution.backend = GPURestoration::ToEngine(m_Backend);
   execution.device = m_Device;
   execution.parallelFor = GPURestoration::MakeParallelFor(this->GetNumberOfWorkUnits());
+  execution.threads = this->GetNumberOfWorkUnits();
   return execution;
 }
 

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <iomanip>
 #include <sstream>
+#include <thread>
 
 namespace gpur
 {
@@ -34,7 +35,14 @@ Mvox(double voxelsPerSecond)
   return s.str();
 }
 
-/** "TV 2D float32 on 512x512 voxels": the probe problem. */
+/** Threads of the CPU reference: probe.threads, or every core. */
+unsigned
+Threads(const AutoProbe & probe)
+{
+  return probe.threads > 0 ? probe.threads : std::max(1u, std::thread::hardware_concurrency());
+}
+
+/** "TV 2D float32 on 512x512 voxels, CPU 2 threads": the probe problem. */
 std::string
 ProbeName(const AutoProbe & probe)
 {
@@ -43,7 +51,7 @@ ProbeName(const AutoProbe & probe)
     << probe.grid.size[1];
   if (probe.grid.dimension == 3)
     s << "x" << probe.grid.size[2];
-  s << " voxels";
+  s << " voxels, CPU " << Threads(probe) << (Threads(probe) == 1 ? " thread" : " threads");
   return s.str();
 }
 
@@ -65,7 +73,7 @@ CacheKey(const AutoProbe & probe, const DeviceInfo & device)
 {
   std::ostringstream s;
   s << probe.family << "|" << probe.precision << "|" << probe.grid.dimension << "D|4^" << SizeClass(probe.grid.Count())
-    << "|" << device.index << ":" << device.platformName << " " << device.name;
+    << "|" << Threads(probe) << " threads|" << device.index << ":" << device.platformName << " " << device.name;
   return s.str();
 }
 

@@ -155,8 +155,10 @@ ResolveBackend(const ExecutionOptions & options, bool isDouble, const AutoProbe 
                                    : std::string("Auto: device '") + Trimmed(environment) + "' selected by " +
                                        DeviceEnvironmentVariable());
   }
+  AutoProbe measured = probe;
+  measured.threads = options.threads;
   return AutoBackendChooser::Process().Choose(
-    SelectDevices(options.device), isDouble, probe, AutoModeFromEnvironment());
+    SelectDevices(options.device), isDouble, measured, AutoModeFromEnvironment());
 }
 
 } // namespace gpur

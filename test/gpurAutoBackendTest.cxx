@@ -172,18 +172,23 @@ TEST(AutoRule, MeasuresOncePerKeyAndAgainAfterMaxAge)
   float64.precision = "float64";
   chooser.Choose({ pocl }, true, float64, gpur::AutoMode::Measure);
   EXPECT_EQ(chooser.Measurements(), 6u) << "another precision";
+  gpur::AutoProbe oneThread = m.Probe("TV", k512);
+  oneThread.threads = 1; // ITK's work units, Python's num_threads: the CPU reference's speed depends on them
+  const gpur::ResolvedBackend single = chooser.Choose({ pocl }, false, oneThread, gpur::AutoMode::Measure);
+  EXPECT_EQ(chooser.Measurements(), 7u) << "another thread count";
+  EXPECT_TRUE(Contains(single.reason, "TV 2D float32 on 512x512 voxels, CPU 1 thread,")) << single.reason;
 
   chooser.Clear();
   choose("TV", k512, pocl);
-  EXPECT_EQ(chooser.Measurements(), 7u) << "Clear forgets";
+  EXPECT_EQ(chooser.Measurements(), 8u) << "Clear forgets";
   const double measured = m.now;
   m.now = measured + 299.0;
   const gpur::ResolvedBackend fresh = choose("TV", k512, pocl);
-  EXPECT_EQ(chooser.Measurements(), 7u) << "still fresh: " << fresh.reason;
+  EXPECT_EQ(chooser.Measurements(), 8u) << "still fresh: " << fresh.reason;
   EXPECT_TRUE(Contains(fresh.reason, "measured 299.00 s ago")) << fresh.reason;
   m.now = measured + 301.0;
   choose("TV", k512, pocl);
-  EXPECT_EQ(chooser.Measurements(), 8u) << "measured again after maxAgeSeconds, to follow the machine's load";
+  EXPECT_EQ(chooser.Measurements(), 9u) << "measured again after maxAgeSeconds, to follow the machine's load";
 }
 
 TEST(AutoRule, AGpuOrAcceleratorRunsWithoutMeasuring)

@@ -133,6 +133,7 @@ Execution(const std::string & backend,
   execution.device = device;
   execution.deviceMemoryLimit = deviceMemoryLimit;
   execution.parallelFor = ThreadLoop(threads);
+  execution.threads = threads;
   return execution;
 }
 
