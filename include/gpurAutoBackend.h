@@ -39,27 +39,6 @@
 namespace gpur
 {
 
-/** What Auto does when no device is named, from $ITKGPUR_AUTO. */
-enum class AutoMode
-{
-  Measure, ///< the rule of ResolveBackend (default; also an empty or unset variable)
-  CPU,     ///< always the CPU reference, without measuring
-  OpenCL   ///< OpenCL on the default device when it suits the data, without measuring
-};
-
-/** "ITKGPUR_AUTO". */
-const char *
-AutoEnvironmentVariable();
-
-/** Parses "measure", "cpu" or "opencl" (case-insensitive; "" is measure); throws InvalidArgument naming the variable.
- */
-AutoMode
-ParseAutoMode(const std::string & text);
-
-/** The mode $ITKGPUR_AUTO asks for (read at every call); throws InvalidArgument for an unknown value. */
-AutoMode
-AutoModeFromEnvironment();
-
 /** How the chooser measures and how long it trusts a measurement. */
 struct AutoTiming
 {
@@ -79,6 +58,7 @@ struct AutoTiming
 class AutoBackendChooser
 {
 public:
+  /** A chooser with an empty cache that measures with `timing` (tests pass a fake clock). */
   explicit AutoBackendChooser(AutoTiming timing = AutoTiming());
 
   /**

@@ -40,6 +40,27 @@ operator<<(std::ostream & os, Backend backend);
 Backend
 ParseBackend(const std::string & text);
 
+/** What Auto does when no device is named, from $ITKGPUR_AUTO. */
+enum class AutoMode
+{
+  Measure, ///< the rule of ResolveBackend (default; also an empty or unset variable)
+  CPU,     ///< always the CPU reference, without measuring
+  OpenCL   ///< OpenCL on the default device when it suits the data, without measuring
+};
+
+/** "ITKGPUR_AUTO". */
+const char *
+AutoEnvironmentVariable();
+
+/** Parses "measure", "cpu" or "opencl" (case-insensitive; "" is measure); throws InvalidArgument naming the variable.
+ */
+AutoMode
+ParseAutoMode(const std::string & text);
+
+/** The mode $ITKGPUR_AUTO asks for (read at every call); throws InvalidArgument for an unknown value. */
+AutoMode
+AutoModeFromEnvironment();
+
 /** How an engine should run. */
 struct ExecutionOptions
 {
@@ -87,10 +108,11 @@ struct ResolvedBackend
   std::string reason;
   /**
    * Auto's measurement, when it decided by one (else 0): voxel updates per
-   * second of the engine's own work on the CPU reference and on the OpenCL
-   * device (AutoProbe), so Mvox/s = value / 1e6.
+   * second of the engine's own work (AutoProbe) on the CPU reference, so
+   * Mvox/s = value / 1e6.
    */
   double cpuVoxelsPerSecond = 0.0;
+  /** The same on the OpenCL device (0 when not measured, or when OpenCL failed in the probe). */
   double openclVoxelsPerSecond = 0.0;
 
   /** "CPU", "OpenCL: <device name>" or "OpenCL: N devices (<names>)". */
@@ -134,6 +156,7 @@ struct AutoProbe
    */
   std::function<ProbeSteps(const ResolvedBackend & candidate)> prepare;
 
+  /** True when the engine supplied a probe (prepare is set). */
   explicit operator bool() const { return static_cast<bool>(prepare); }
 };
 

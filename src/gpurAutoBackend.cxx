@@ -5,10 +5,8 @@
 #include "gpurOpenCL.h" // TranslateCLErrors
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <iomanip>
 #include <sstream>
 #include <thread>
@@ -18,14 +16,6 @@ namespace gpur
 
 namespace
 {
-
-std::string
-Lower(std::string text)
-{
-  std::transform(
-    text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
 
 std::string
 Mvox(double voxelsPerSecond)
@@ -145,33 +135,6 @@ private:
 };
 
 } // namespace
-
-const char *
-AutoEnvironmentVariable()
-{
-  return "ITKGPUR_AUTO";
-}
-
-AutoMode
-ParseAutoMode(const std::string & text)
-{
-  const std::string t = Lower(text);
-  if (t.empty() || t == "measure")
-    return AutoMode::Measure;
-  if (t == "cpu")
-    return AutoMode::CPU;
-  if (t == "opencl")
-    return AutoMode::OpenCL;
-  throw InvalidArgument(std::string(AutoEnvironmentVariable()) + "='" + text +
-                        "' is not a mode of the Auto backend (allowed: measure, cpu, opencl; unset: measure)");
-}
-
-AutoMode
-AutoModeFromEnvironment()
-{
-  const char * value = std::getenv(AutoEnvironmentVariable());
-  return ParseAutoMode(value != nullptr ? value : "");
-}
 
 Grid
 LeadingPart(const Grid & grid, std::size_t maxVoxels)

@@ -33,11 +33,23 @@ operator<<(std::ostream & os, Backend backend)
   return os << ToString(backend);
 }
 
+namespace
+{
+
+std::string
+Lower(std::string text)
+{
+  std::transform(
+    text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+} // namespace
+
 Backend
 ParseBackend(const std::string & text)
 {
-  std::string t = text;
-  std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string t = Lower(text);
   if (t == "auto")
     return Backend::Auto;
   if (t == "cpu")
@@ -45,6 +57,33 @@ ParseBackend(const std::string & text)
   if (t == "opencl" || t == "gpu")
     return Backend::OpenCL;
   throw InvalidArgument("unknown backend '" + text + "' (allowed: auto, cpu, opencl)");
+}
+
+const char *
+AutoEnvironmentVariable()
+{
+  return "ITKGPUR_AUTO";
+}
+
+AutoMode
+ParseAutoMode(const std::string & text)
+{
+  const std::string t = Lower(text);
+  if (t.empty() || t == "measure")
+    return AutoMode::Measure;
+  if (t == "cpu")
+    return AutoMode::CPU;
+  if (t == "opencl")
+    return AutoMode::OpenCL;
+  throw InvalidArgument(std::string(AutoEnvironmentVariable()) + "='" + text +
+                        "' is not a mode of the Auto backend (allowed: measure, cpu, opencl; unset: measure)");
+}
+
+AutoMode
+AutoModeFromEnvironment()
+{
+  const char * value = std::getenv(AutoEnvironmentVariable());
+  return ParseAutoMode(value != nullptr ? value : "");
 }
 
 std::string
@@ -87,8 +126,7 @@ Trimmed(const std::string & text)
 bool
 NamesDevice(const std::string & selection)
 {
-  std::string t = Trimmed(selection);
-  std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string t = Lower(Trimmed(selection));
   return !t.empty() && t != "default";
 }
 
