@@ -59,11 +59,13 @@ struct TVNoiseLevelParameters
   bool automaticLambda = true;
   /**
    * The noise standard deviation in the image's intensity units, >= 0. 0 (the
-   * default): estimated from the image as the RMS of EstimateNoiseVariance,
-   * sqrt(mean(var)), which is what the discrepancy sum needs where the noise
-   * level varies over the image (CT); EstimateNoiseSigma would follow the
-   * quieter parts. With a fixed lambda, a sigma > 0 only gives the report's
-   * discrepancy, and none is estimated.
+   * default): estimated from the image as sqrt(median(EstimateNoiseVariance)):
+   * robust to the structure a high-contrast image leaks into the map, and within
+   * a few percent of the RMS sigma for the smoothly varying noise of CT (see
+   * gpurTVNoiseLevel.cxx for the measurements). Where the noise level varies
+   * strongly between regions, statistical TV (gpurStatisticalTV.h) is the model.
+   * With a fixed lambda, a sigma > 0 only gives the report's discrepancy, and
+   * none is estimated.
    */
   double sigma = 0.0;
   /**

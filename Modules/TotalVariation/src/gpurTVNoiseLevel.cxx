@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <string>
 
 namespace gpur
@@ -37,24 +36,31 @@ namespace
 {
 
 /**
- * The RMS noise sigma of f, sqrt(mean(EstimateNoiseVariance)): the discrepancy
- * sum needs the mean variance where the noise level varies (CT). An image whose
- * noise cannot be estimated is refused with the way out.
+ * The noise sigma of f: sqrt(median(EstimateNoiseVariance)). The median, not the
+ * mean, of the variance map: where edges of high contrast leak past the
+ * estimator's structure mask (sharp edges of a 2000 HU range under 25 HU of
+ * noise), a few windows read many times the noise and dominate the mean (measured
+ * on a 48^3 phantom in HU: sqrt(mean) 46.6 HU for 25, sqrt(median) 25.6), while
+ * for the smoothly varying noise of CT the median is within a few percent of the
+ * RMS (FBP and cone-beam scans in HU: -6 % to +3 % of the true RMS sigma).
+ * EstimateNoiseSigma, the robust global estimate, reads CT noise 5-20 % low (it
+ * follows the quieter parts). An image whose noise cannot be estimated is
+ * refused with the way out.
  */
 template<typename Real>
 double
-EstimateRMSSigma(const Real * f,
-                 const Grid & grid,
-                 const NoiseEstimationOptions & options,
-                 const ExecutionOptions & execution,
-                 NoiseEstimationReport & report)
+EstimateMedianSigma(const Real * f,
+                    const Grid & grid,
+                    const NoiseEstimationOptions & options,
+                    const ExecutionOptions & execution,
+                    NoiseEstimationReport & report)
 {
   try
   {
-    const std::vector<Real> variance = EstimateNoiseVariance(f, grid, options, execution.parallelFor, &report);
-    const double sum = std::accumulate(
-      variance.begin(), variance.end(), 0.0, [](double s, Real v) { return s + static_cast<double>(v); });
-    return std::sqrt(sum / static_cast<double>(variance.size()));
+    std::vector<Real> variance = EstimateNoiseVariance(f, grid, options, execution.parallelFor, &report);
+    auto middle = variance.begin() + static_cast<std::ptrdiff_t>(variance.size() / 2);
+    std::nth_element(variance.begin(), middle, variance.end());
+    return std::sqrt(static_cast<double>(*middle));
   }
   catch (const InvalidArgument & e)
   {
@@ -82,7 +88,7 @@ DenoiseTVAtNoiseLevel(const Real * f,
   if (parameters.automaticLambda && report.sigma == 0.0)
   {
     // Strictly positive: the estimate floors its map, and refuses an image without measurable noise.
-    report.sigma = EstimateRMSSigma(f, grid, parameters.noise, execution, report.noise);
+    report.sigma = EstimateMedianSigma(f, grid, parameters.noise, execution, report.noise);
     report.sigmaEstimated = true;
   }
   const double variance = report.sigma * report.sigma;
