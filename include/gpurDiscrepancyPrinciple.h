@@ -30,12 +30,12 @@ namespace gpur
 /** One solve of a search: its lambda, the discrepancy of its result, and how it converged. */
 struct DiscrepancySolve
 {
-  double lambda = 0.0;
+  double lambda = 0.0; ///< the fidelity weight of this solve
   /** The family's normalised residual, e.g. sum (u - f)^2 / var / N; it falls as lambda grows. */
   double discrepancy = 0.0;
-  unsigned iterations = 0;
-  double relativeGap = 0.0;
-  bool converged = false; ///< the solve met its stopping tolerance (its discrepancy is the model's)
+  unsigned iterations = 0;  ///< iterations run
+  double relativeGap = 0.0; ///< the relative primal-dual gap |(P - D)/P| at the end
+  bool converged = false;   ///< the solve met its stopping tolerance (its discrepancy is the model's)
 };
 
 /** What the search aims at and how hard it tries. */
@@ -70,9 +70,9 @@ using DiscrepancySolveFunction =
 /** What a search did. */
 struct DiscrepancySearchReport
 {
-  double lambda = 0.0;      ///< the lambda of the result (that of the last solve)
-  double discrepancy = 0.0; ///< its discrepancy, within the tolerance of the target
-  unsigned solves = 0;
+  double lambda = 0.0;                   ///< the lambda of the result (that of the last solve)
+  double discrepancy = 0.0;              ///< its discrepancy, within the tolerance of the target
+  unsigned solves = 0;                   ///< solves run, the retries of unconverged ones included
   std::vector<DiscrepancySolve> history; ///< every solve, in order
 };
 

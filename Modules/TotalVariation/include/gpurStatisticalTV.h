@@ -22,6 +22,7 @@
 namespace gpur
 {
 
+/** Parameters of a statistical TV run (DenoiseStatisticalTV). */
 struct StatisticalTVParameters
 {
   /**
@@ -62,6 +63,7 @@ struct StatisticalTVParameters
   /** The largest range max(w) / min(w) of the weights (the solvers work in float). */
   static constexpr double kMaximumWeightRange = 1e6;
 
+  /** Throws InvalidArgument naming the bad parameter and the allowed range. */
   void
   Validate() const;
 };
@@ -69,6 +71,7 @@ struct StatisticalTVParameters
 /** One TV solve of a run: its lambda, the discrepancy of its result, and how it converged. */
 using StatisticalTVSolve = DiscrepancySolve;
 
+/** What a statistical TV run did. */
 struct StatisticalTVReport
 {
   TVReport tv;                    ///< the last solve (the result's)
@@ -76,13 +79,13 @@ struct StatisticalTVReport
   bool varianceEstimated = false; ///< no variance was given: estimated from the image
   NoiseEstimationReport noise;    ///< how it was estimated (when varianceEstimated)
   double meanVariance = 0.0;      ///< mean of the variance used
-  /** max(var) / min(var) of the variance used: how much the weights can help (see the README). */
+  /** max(var) / min(var) of the variance used: how much the weights can help (see docs/statistical-tv.md). */
   double varianceRange = 0.0;
   double discrepancy = 0.0;       ///< sum (u - f)^2 / var / N of the result
   double discrepancyTarget = 0.0; ///< the discrepancy factor the automatic lambda met (0 without automatic lambda)
   /** The residual gain G behind a calibrated factor (1 when G could not be measured or was not needed). */
   double residualGain = 1.0;
-  bool residualGainMeasured = false;
+  bool residualGainMeasured = false;             ///< G was measured (enough flat regions); else white noise is assumed
   double maximumDiscrepancy = 0.0;               ///< that of lambda -> 0 (the weighted mean): targets must stay below
   unsigned solves = 0;                           ///< TV solves run (1 without automaticLambda)
   std::vector<StatisticalTVSolve> lambdaHistory; ///< every solve, in order
@@ -145,10 +148,12 @@ struct StatisticalTVGDParameters
   /** Options of the variance estimate used when the stop needs a variance and none is given. */
   NoiseEstimationOptions noise;
 
+  /** Throws InvalidArgument naming the bad parameter and the allowed range. */
   void
   Validate() const;
 };
 
+/** What a statistical TV gradient-descent run did (DenoiseStatisticalTVGD). */
 struct StatisticalTVGDReport
 {
   TVGDReport gd;                  ///< iterations, final ||u - f||, target reached, backend, time

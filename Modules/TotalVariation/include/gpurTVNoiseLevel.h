@@ -38,7 +38,7 @@ namespace gpur
  * automatic lambda's PSNR is within 0.015 dB of the best lambda's on those
  * scans with the variance weights (given or estimated variance), within
  * 0.06 dB without weights and for white noise; with factor 1 it lost 0.05-1.1 dB
- * (the numbers: README, statistical TV).
+ * (the numbers: docs/statistical-tv.md).
  */
 double
 CalibratedDiscrepancyFactor(double residualGain);
@@ -98,7 +98,7 @@ struct TVNoiseLevelReport
   double discrepancyTarget = 0.0; ///< the factor the automatic lambda met (0 with a fixed lambda)
   /** The residual gain G behind a calibrated factor (1 when not measured or not needed). */
   double residualGain = 1.0;
-  bool residualGainMeasured = false;
+  bool residualGainMeasured = false; ///< G was measured on the image (else white noise's 1 was assumed)
   /** mean (f - mean f)^2 / sigma^2, the discrepancy as lambda -> 0: targets must stay below (0 without a sigma). */
   double maximumDiscrepancy = 0.0;
   unsigned solves = 0;                         ///< TV solves run (1 with a fixed lambda)

@@ -16,6 +16,7 @@ namespace itk
 class TotalVariationDenoisingImageFilterEnums
 {
 public:
+  /** The primal-dual method that solves ROF (SetAlgorithm). */
   enum class Algorithm : uint8_t
   {
     /** Chambolle-Pock [Chambolle2011, Alg. 1], constant steps. */
@@ -127,20 +128,27 @@ class TotalVariationDenoisingImageFilter : public GPURestorationImageFilter<TInp
 public:
   ITK_DISALLOW_COPY_AND_MOVE(TotalVariationDenoisingImageFilter);
 
+  /** Standard class type aliases. */
+  /** @ITKStartGrouping */
   using Self = TotalVariationDenoisingImageFilter;
   using Superclass = GPURestorationImageFilter<TInputImage, TOutputImage>;
   using Pointer = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
+  /** @ITKEndGrouping */
 
   itkNewMacro(Self);
   itkTypeMacro(TotalVariationDenoisingImageFilter, GPURestorationImageFilter);
 
+  /** The image types and their dimension, 2 or 3. */
+  /** @ITKStartGrouping */
   static constexpr unsigned int ImageDimension = TInputImage::ImageDimension;
   using InputImageType = TInputImage;
   using OutputImageType = TOutputImage;
   using OutputPixelType = typename TOutputImage::PixelType;
+  /** @ITKEndGrouping */
   /** The engine computes in the output pixel type: float or double. */
   using RealType = OutputPixelType;
+  /** The methods of SetAlgorithm. */
   using AlgorithmEnum = TotalVariationDenoisingImageFilterEnums::Algorithm;
   /** The name of earlier versions (then gpur::TVAlgorithm), kept for source compatibility. */
   using AlgorithmType = AlgorithmEnum;
@@ -154,64 +162,89 @@ public:
    * default): chosen by the discrepancy principle from NoiseSigma (see the
    * class documentation). Earlier versions defaulted to 8.
    */
+  /** @ITKStartGrouping */
   itkSetMacro(Lambda, double);
   itkGetConstMacro(Lambda, double);
+  /** @ITKEndGrouping */
   /**
    * The noise standard deviation in the image's intensity units for the
    * automatic lambda; 0 (default): estimated from the image. With a Lambda > 0
    * it only gives GetDiscrepancy().
    */
+  /** @ITKStartGrouping */
   itkSetMacro(NoiseSigma, double);
   itkGetConstMacro(NoiseSigma, double);
+  /** @ITKEndGrouping */
   /**
    * The automatic lambda's target of mean (u - f)^2 / sigma^2 (for
    * StatisticalTVImageFilter: of sum (u - f)^2 / var / N); 0 (default):
    * calibrated from the noise's spectrum, 0.9 for white noise, about 0.7 for a
    * CT reconstruction (gpur::CalibratedDiscrepancyFactor).
    */
+  /** @ITKStartGrouping */
   itkSetMacro(DiscrepancyFactor, double);
   itkGetConstMacro(DiscrepancyFactor, double);
+  /** @ITKEndGrouping */
   /** Default AcceleratedChambollePock. */
+  /** @ITKStartGrouping */
   itkSetEnumMacro(Algorithm, AlgorithmEnum);
   itkGetEnumMacro(Algorithm, AlgorithmEnum);
+  /** @ITKEndGrouping */
   /** The iteration budget; the gap stop usually ends a run earlier. Default 2000 (see the class documentation). */
+  /** @ITKStartGrouping */
   itkSetMacro(MaximumNumberOfIterations, unsigned int);
   itkGetConstMacro(MaximumNumberOfIterations, unsigned int);
+  /** @ITKEndGrouping */
   /**
    * Relative primal-dual gap at which to stop; 0 runs all iterations. Default
    * 1e-4; otherwise at least gpur::TVGapFloor (float 2e-7, PDU 1e-6; double 1e-12).
    */
+  /** @ITKStartGrouping */
   itkSetMacro(GapTolerance, double);
   itkGetConstMacro(GapTolerance, double);
+  /** @ITKEndGrouping */
   /** Iterations between gap evaluations. Default 10. */
+  /** @ITKStartGrouping */
   itkSetMacro(GapCheckInterval, unsigned int);
   itkGetConstMacro(GapCheckInterval, unsigned int);
+  /** @ITKEndGrouping */
   /** k0 of the PDU schedule; 0 is the literal schedule of [Huang2023, eqs. (3.6)-(3.7)]. Default 15. */
+  /** @ITKStartGrouping */
   itkSetMacro(PDUOffset, unsigned int);
   itkGetConstMacro(PDUOffset, unsigned int);
+  /** @ITKEndGrouping */
   /**
    * With several OpenCL devices (SetDevice("all"), or a list), a 3D volume is
    * cut into z-slabs, one per device, whose halos of ExchangeInterval + 1
    * slices are refreshed every ExchangeInterval iterations; the result equals a
    * single-device run. Default 8.
    */
+  /** @ITKStartGrouping */
   itkSetMacro(ExchangeInterval, unsigned int);
   itkGetConstMacro(ExchangeInterval, unsigned int);
+  /** @ITKEndGrouping */
   /**
    * Bytes of memory the filter may use on each OpenCL device; 0 (default):
    * 90 % of the device's memory. A 3D volume whose state does not fit streams
    * through host memory in z-regions padded by ExchangeInterval + 1 slices; the
    * result equals the in-memory run (GetStreamRegions() tells how many regions).
    */
+  /** @ITKStartGrouping */
   itkSetMacro(DeviceMemoryLimit, SizeValueType);
   itkGetConstMacro(DeviceMemoryLimit, SizeValueType);
-  /** Results of the last update. */
+  /** @ITKEndGrouping */
+  /**
+   * Results of the last update: the iterations run, the relative gap |(P - D)/P|, the primal and dual
+   * energies P and D, whether the gap met GapTolerance, and the seconds taken.
+   */
+  /** @ITKStartGrouping */
   itkGetConstMacro(NumberOfIterations, unsigned int);
   itkGetConstMacro(RelativeGap, double);
   itkGetConstMacro(PrimalEnergy, double);
   itkGetConstMacro(DualEnergy, double);
   itkGetConstMacro(Converged, bool);
   itkGetConstMacro(ElapsedSeconds, double);
+  /** @ITKEndGrouping */
   /** z-regions per device of the last update when the volume streamed through host memory; 0 when it did not. */
   SizeValueType
   GetStreamRegions() const
@@ -226,8 +259,10 @@ public:
   itkGetConstMacro(LambdaUsed, double);
   /** The noise sigma the last update used (0: none, with a Lambda > 0 and no NoiseSigma), and whether it was estimated.
    */
+  /** @ITKStartGrouping */
   itkGetConstMacro(NoiseSigmaUsed, double);
   itkGetConstMacro(NoiseSigmaEstimated, bool);
+  /** @ITKEndGrouping */
   /** mean (u - f)^2 / sigma^2 of the result (0 without a noise level). */
   itkGetConstMacro(Discrepancy, double);
   /** The discrepancy factor the automatic lambda met (calibrated when DiscrepancyFactor is 0; 0 for a fixed Lambda). */
@@ -242,8 +277,10 @@ public:
    * be measured: when not (too few flat regions), white noise is assumed, which
    * reads the noise of a CT reconstruction about 2x low.
    */
+  /** @ITKStartGrouping */
   itkGetConstMacro(ResidualGain, double);
   itkGetConstMacro(ResidualGainMeasured, bool);
+  /** @ITKEndGrouping */
   /** Every TV solve of the last update (lambda, discrepancy, iterations, relative gap, converged). */
   const std::vector<gpur::DiscrepancySolve> &
   GetLambdaHistory() const
@@ -278,6 +315,7 @@ protected:
   /** Solves the requested region padded by the halo (see the class documentation). */
   void
   EngineGenerateData() override;
+  /** Prints the settings and the results of the last update. */
   void
   PrintSelf(std::ostream & os, Indent indent) const override;
 
