@@ -9,7 +9,8 @@ packages=(
   pocl-opencl-icd                     # OpenCL on the CPU, so the OpenCL backend runs without a GPU
   libgtest-dev
   libfftw3-dev                        # optional: the FFTW DST-I Poisson solver pscr_bench compares PSCR with
-  python3-pip python3-dev             # the Python package (wrapping/) and its tests
+  python3-pip python3-dev python3-venv # the Python package (pyproject.toml, wrapping/), its tests and
+                                       # the wheel test's fresh virtual environments
   libvtk9-dev xvfb xauth              # optional: the VTK rendering example (examples/vtk) and a virtual X server
                                       # for it (Debian's VTK renders through X only); ~1 min and ~800 MB
 )
