@@ -2,10 +2,10 @@
 # Downstream package tests: install this build tree into a prefix, build projects
 # against it with find_package, and run them. Catches broken install rules, package
 # configuration and RPATHs, which the in-tree tests cannot see. Two projects:
-# - the README's (section "Using the library from another project"): its blocks
+# - the documentation's (docs/cpp.md, "Using the library from another project"): its blocks
 #   "<!-- tested: downstream CMakeLists -->" and "<!-- tested: downstream app -->" are
 #   written, as they stand, to CMakeLists.txt and app.cxx of a fresh source folder at
-#   configure time (README.md is a configure dependency, ReadmeSnippets.cmake), and the
+#   configure time (the documents are configure dependencies, ReadmeSnippets.cmake), and the
 #   program is run on the README snippets' noisy phantom;
 # - test/downstream: every installed public header, and the README's app.cxx, compiled
 #   against failing stand-ins for the OpenCL headers, and a Poisson program.
@@ -16,10 +16,10 @@ set(downstream_build "${CMAKE_BINARY_DIR}/downstream-build")
 set(downstream_readme_source "${CMAKE_BINARY_DIR}/downstream-readme")
 set(downstream_readme_build "${CMAKE_BINARY_DIR}/downstream-readme-build")
 
-gpur_readme_blocks("${PROJECT_SOURCE_DIR}/README.md" downstream downstream_readme)
+gpur_readme_blocks("${readme}" downstream downstream_readme)
 foreach(name CMakeLists app)
   if(NOT DEFINED downstream_readme_${name})
-    message(FATAL_ERROR "README.md: no block '<!-- tested: downstream ${name} -->' (the downstream project)")
+    message(FATAL_ERROR "docs/cpp.md: no block '<!-- tested: downstream ${name} -->' (the downstream project)")
   endif()
 endforeach()
 # Rewritten only when they change, so that a reconfigure does not rebuild them.

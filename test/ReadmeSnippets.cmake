@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: Apache-2.0
-# The README's C++ and shell snippets, run as tests (the Python ones are run by
-# wrapping/tests/test_readme.py). README.md stays the only copy: a fenced block is
-# tested when the line before it is "<!-- tested: <language> <name> -->", and the
-# blocks are extracted here at configure time (README.md is a configure dependency,
-# so editing it re-extracts them). The blocks marked "downstream" are the README's
-# downstream project, built against the installed package by Downstream.cmake.
+# The C++ and shell snippets of README.md and the user guides docs/*.md, run as tests
+# (the Python ones are run by wrapping/tests/test_readme.py). The documents stay the
+# only copy: a fenced block is tested when the line before it is
+# "<!-- tested: <language> <name> -->", and the blocks are extracted here at configure
+# time (the documents are configure dependencies, so editing one re-extracts them).
+# Block names are unique across the documents. The blocks marked "downstream" are the
+# downstream project of docs/cpp.md, built against the installed package by Downstream.cmake.
 #
 # - cxx: the block's #include lines go to the top of a generated .cxx, the rest
 #   becomes the body of main() (an exception prints its message and returns 1).
@@ -26,8 +27,10 @@
 # (0.01 everywhere, for --variance); rhs.nrrd, the right-hand side f of a Poisson
 # problem on a 47 x 40 x 24 grid (spacing 1 x 1.5 x 2.5, an oblique direction) with
 # Dirichlet, Neumann, Dirichlet boundaries, and exact.mha, its solution u.
-set(readme "${PROJECT_SOURCE_DIR}/README.md")
-set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${readme}")
+file(GLOB gpur_guides LIST_DIRECTORIES false "${PROJECT_SOURCE_DIR}/docs/*.md")
+list(SORT gpur_guides)
+set(readme "${PROJECT_SOURCE_DIR}/README.md" ${gpur_guides})
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${readme})
 set(readme_dir "${CMAKE_CURRENT_BINARY_DIR}/readme")
 set(readme_runner "${CMAKE_CURRENT_SOURCE_DIR}/RunReadmeSnippet.cmake")
 
@@ -38,6 +41,9 @@ set(readme_runner "${CMAKE_CURRENT_SOURCE_DIR}/RunReadmeSnippet.cmake")
 set(readme_cxx_tv_filter_stdout
   "^(CPU|OpenCL: .+): [0-9]+ iterations, gap ([0-9](\\.[0-9]+)?e-(0[5-9]|[1-9][0-9])|0\\.0001|0)$")
 set(readme_cxx_tv_filter_check "psnr-gain|noisy.nrrd|denoised.mha|truth.mha|5")
+# quickstart (README.md): the same program as tv_filter, written with itk::ReadImage / itk::WriteImage.
+set(readme_cxx_quickstart_stdout "${readme_cxx_tv_filter_stdout}")
+set(readme_cxx_quickstart_check "${readme_cxx_tv_filter_check}")
 # statistical_tv: the automatic lambda met the calibrated discrepancy target (0.9 for this white noise,
 # +- 2 %) and the PSNR rose.
 set(readme_cxx_statistical_tv_stdout "^(CPU|OpenCL: .+): lambda [0-9.]+, discrepancy (0\\.8[89]|0\\.9[0-2])[0-9]*$")
@@ -59,53 +65,58 @@ set(readme_cxx_poisson_filter_check "compare|u.mha|exact.mha|rhs.nrrd|1e-6|1.5e-
 # cli_poisson: as poisson_filter (NIfTI stores the geometry in single precision).
 set(readme_sh_cli_poisson_check "compare|OUTPUT|exact.mha|INPUT|1e-4|1.5e-3")
 
-# gpur_readme_blocks(<markdown-file> <language> <prefix>): sets <prefix>_NAMES to the
-# names of the blocks marked "<!-- tested: <language> <name> -->" and <prefix>_<name>
-# to each block's text (without the fences). A marker must be followed by a fence.
-function(gpur_readme_blocks file language prefix)
-  file(READ "${file}" text)
+# gpur_readme_blocks(<markdown-files> <language> <prefix>): sets <prefix>_NAMES to the
+# names of the blocks marked "<!-- tested: <language> <name> -->" in the files and
+# <prefix>_<name> to each block's text (without the fences). A marker must be followed
+# by a fence; a name is unique across the files.
+function(gpur_readme_blocks files language prefix)
   set(marker "\n<!-- tested: ${language} ") # at the start of a line
   string(LENGTH "${marker}" marker_length)
   set(names "")
-  while(TRUE)
-    string(FIND "${text}" "${marker}" at)
-    if(at EQUAL -1)
-      break()
-    endif()
-    math(EXPR at "${at} + ${marker_length}")
-    string(SUBSTRING "${text}" ${at} -1 text)
-    if(NOT text MATCHES "^([A-Za-z0-9_]+) -->\n```[a-z+]*\n")
-      string(SUBSTRING "${text}" 0 60 context)
-      message(FATAL_ERROR "${file}: a '<!-- tested: ${language} <name> -->' line must come right before a fenced block: "
-        "'${context}'")
-    endif()
-    set(name "${CMAKE_MATCH_1}")
-    if(name IN_LIST names)
-      message(FATAL_ERROR "${file}: two blocks are named '${language} ${name}'")
-    endif()
-    string(LENGTH "${CMAKE_MATCH_0}" header_length)
-    string(SUBSTRING "${text}" ${header_length} -1 text)
-    string(FIND "${text}" "\n```" end)
-    if(end EQUAL -1)
-      message(FATAL_ERROR "${file}: the block '${language} ${name}' is not closed")
-    endif()
-    math(EXPR end "${end} + 1")
-    string(SUBSTRING "${text}" 0 ${end} block)
-    set(${prefix}_${name} "${block}" PARENT_SCOPE)
-    list(APPEND names "${name}")
-    string(SUBSTRING "${text}" ${end} -1 text)
-  endwhile()
+  foreach(file IN LISTS files)
+    file(READ "${file}" text)
+    while(TRUE)
+      string(FIND "${text}" "${marker}" at)
+      if(at EQUAL -1)
+        break()
+      endif()
+      math(EXPR at "${at} + ${marker_length}")
+      string(SUBSTRING "${text}" ${at} -1 text)
+      if(NOT text MATCHES "^([A-Za-z0-9_]+) -->\n```[a-z+]*\n")
+        string(SUBSTRING "${text}" 0 60 context)
+        message(FATAL_ERROR "${file}: a '<!-- tested: ${language} <name> -->' line must come right before a fenced block: "
+          "'${context}'")
+      endif()
+      set(name "${CMAKE_MATCH_1}")
+      if(name IN_LIST names)
+        message(FATAL_ERROR "${file}: two blocks are named '${language} ${name}'")
+      endif()
+      string(LENGTH "${CMAKE_MATCH_0}" header_length)
+      string(SUBSTRING "${text}" ${header_length} -1 text)
+      string(FIND "${text}" "\n```" end)
+      if(end EQUAL -1)
+        message(FATAL_ERROR "${file}: the block '${language} ${name}' is not closed")
+      endif()
+      math(EXPR end "${end} + 1")
+      string(SUBSTRING "${text}" 0 ${end} block)
+      set(${prefix}_${name} "${block}" PARENT_SCOPE)
+      list(APPEND names "${name}")
+      string(SUBSTRING "${text}" ${end} -1 text)
+    endwhile()
+  endforeach()
   set(${prefix}_NAMES "${names}" PARENT_SCOPE)
 endfunction()
 
 # Every marker (at the start of a line) names a language someone tests.
-file(READ "${readme}" readme_text)
-string(REGEX MATCHALL "\n<!-- tested: [^ \n]*" readme_markers "${readme_text}")
-foreach(m IN LISTS readme_markers)
-  string(STRIP "${m}" m)
-  if(NOT m MATCHES "tested: (cxx|sh|python|downstream)$")
-    message(FATAL_ERROR "README.md: '${m}': the tested languages are cxx, sh, python and downstream")
-  endif()
+foreach(document IN LISTS readme)
+  file(READ "${document}" readme_text)
+  string(REGEX MATCHALL "\n<!-- tested: [^ \n]*" readme_markers "${readme_text}")
+  foreach(m IN LISTS readme_markers)
+    string(STRIP "${m}" m)
+    if(NOT m MATCHES "tested: (cxx|sh|python|downstream)$")
+      message(FATAL_ERROR "${document}: '${m}': the tested languages are cxx, sh, python and downstream")
+    endif()
+  endforeach()
 endforeach()
 
 add_test(NAME readme-inputs
@@ -126,14 +137,14 @@ file(MAKE_DIRECTORY "${readme_dir}/inputs")
 gpur_readme_blocks("${readme}" cxx readme_cxx)
 foreach(name IN LISTS readme_cxx_NAMES)
   if(NOT DEFINED readme_cxx_${name}_check)
-    message(FATAL_ERROR "README.md block 'cxx ${name}': add its checks to ${CMAKE_CURRENT_LIST_FILE}")
+    message(FATAL_ERROR "documentation block 'cxx ${name}': add its checks to ${CMAKE_CURRENT_LIST_FILE}")
   endif()
   string(REGEX MATCHALL "#include[^\n]*\n" includes "${readme_cxx_${name}}")
   string(REGEX REPLACE "#include[^\n]*\n" "" body "${readme_cxx_${name}}")
   string(REGEX REPLACE "^\n+" "" body "${body}")
   string(REGEX REPLACE "([^\n]+)" "    \\1" body "${body}")
   string(REPLACE ";" "" includes "${includes}")
-  set(source "// Generated from README.md (block 'cxx ${name}') by test/ReadmeSnippets.cmake: edit README.md.\n")
+  set(source "// Generated from the documentation (block 'cxx ${name}') by test/ReadmeSnippets.cmake: edit the .md file.\n")
   string(APPEND source "${includes}\n#include <exception>\n#include <iostream>\n\nint\nmain()\n{\n  try\n  {\n"
     "${body}  }\n  catch (const std::exception & e)\n  {\n    std::cerr << e.what() << \"\\n\";\n    return 1;\n  }\n"
     "  return 0;\n}\n")
@@ -170,7 +181,7 @@ foreach(name IN LISTS readme_sh_NAMES)
       set(program "${CMAKE_MATCH_1}")
     endif()
     if(NOT TARGET "${program}")
-      message(FATAL_ERROR "README.md block 'sh ${name}': '${line}' does not run a program of build/bin")
+      message(FATAL_ERROR "documentation block 'sh ${name}': '${line}' does not run a program of build/bin")
     endif()
     string(REGEX REPLACE "^build/bin/" "$<TARGET_FILE_DIR:${program}>/" command "${line}")
     set(checks "")

@@ -407,8 +407,9 @@ def test_input_is_not_modified():
     np.testing.assert_array_equal(f, copy)
 
 
-def check_readme_snippet(namespace, sitk, sitk_image):
-    """The README's ``poisson`` block (run by test_readme.py): its u, img and report."""
+def check_readme_snippet(namespace, sitk):
+    """The documentation's ``poisson`` block (run by test_readme.py): its u, img (of image) and report."""
+    sitk_image = namespace["image"]
     u = namespace["u"]
     # -Lap u = 1 on the unit square with u = 0 on the boundary: the torsion function, max 0.07367.
     assert isinstance(u, np.ndarray) and u.max() == pytest.approx(0.07367, abs=1e-4)

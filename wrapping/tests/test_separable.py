@@ -203,7 +203,7 @@ def test_bad_solver_arguments_raise_value_error():
 
 
 def check_readme_snippet(namespace):
-    """The README's ``separable`` block (run by test_readme.py): -div grad u = 1 on a graded P1 mesh."""
+    """The documentation's ``separable`` block (run by test_readme.py): -div grad u = 1 on a graded P1 mesh."""
     u, report = namespace["u"], namespace["report"]
     y_nodes, x_nodes = np.linspace(0, 1, 41) ** 2, np.linspace(0, 2, 81)
     assert u.shape == (39, 80) and u.dtype == np.float64  # y: both ends Dirichlet; x: the Neumann end kept

@@ -81,7 +81,7 @@ struct StatisticalTVParameters
  * automatic lambda's PSNR is within 0.015 dB of the best lambda's on those
  * scans with the variance weights (given or estimated variance), within
  * 0.06 dB without weights and for white noise; with factor 1 it lost 0.05-1.1 dB
- * (the numbers: README, statistical TV).
+ * (the numbers: docs/statistical-tv.md).
  */
 double
 CalibratedDiscrepancyFactor(double residualGain);
@@ -103,7 +103,7 @@ struct StatisticalTVReport
   bool varianceEstimated = false; ///< no variance was given: estimated from the image
   NoiseEstimationReport noise;    ///< how it was estimated (when varianceEstimated)
   double meanVariance = 0.0;      ///< mean of the variance used
-  /** max(var) / min(var) of the variance used: how much the weights can help (see the README). */
+  /** max(var) / min(var) of the variance used: how much the weights can help (see docs/statistical-tv.md). */
   double varianceRange = 0.0;
   double discrepancy = 0.0;       ///< sum (u - f)^2 / var / N of the result
   double discrepancyTarget = 0.0; ///< the discrepancy factor the automatic lambda met (0 without automatic lambda)

@@ -58,7 +58,7 @@ struct TVParameters
    * noisy Shepp-Logan 256^2 and 64^3 (sigma 0.1) and the simulated CT machined
    * part 96^3, for lambda from 2 (heavy smoothing) up, with every method. The
    * most measured (float, accelerated CP at lambda 2) was 1470 iterations;
-   * lambda >= 4 took at most 760, lambda >= 12 at most 480 (see the README).
+   * lambda >= 4 took at most 760, lambda >= 12 at most 480 (see docs/total-variation.md).
    */
   unsigned maxIterations = 2000;
   /**

@@ -182,7 +182,7 @@ public:
    */
   itkGetConstMacro(ResidualGain, double);
   itkGetConstMacro(ResidualGainMeasured, bool);
-  /** max(var) / min(var) of the variance used: the weights help where it is large (see the README). */
+  /** max(var) / min(var) of the variance used: the weights help where it is large (see docs/statistical-tv.md). */
   itkGetConstMacro(VarianceRange, double);
   /** Every TV solve of the last update (lambda, discrepancy, iterations, relative gap, converged). */
   const std::vector<gpur::StatisticalTVSolve> &

@@ -257,7 +257,7 @@ TEST(TVRange, NonConvergenceIsReportedAsAWarning)
 TEST(TVRange, DefaultBudgetMeetsTheDefaultTolerance)
 {
   // Before: 3D TV at lambda 12 on a 96^3 volume ended unconverged at the budget of 500.
-  // The slowest measured cases at lambda >= 2 (README): 2D lambda 2 (1470 iterations).
+  // The slowest measured cases at lambda >= 2 (docs/total-variation.md): 2D lambda 2 (1470 iterations).
   const Backend backend = gpur::HaveOpenCLDevice() ? Backend::OpenCL : Backend::CPU;
   struct Case
   {
