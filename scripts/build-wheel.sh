@@ -72,11 +72,13 @@ wheel=${wheels[0]}
 
 echo "== licences of the vendored libraries"
 # auditwheel lists what it vendored in the wheel's SBOM (dist-info/sboms/auditwheel.cdx.json),
-# each library with the Debian package it came from; that package's copyright file goes into
-# dist-info/licenses/ and METADATA names it (License-File), as the wheel's own LICENSE.
+# each library with the Debian package it came from. That package's copyright file goes into
+# dist-info/licenses/, METADATA names it (License-File) and its licence joins the wheel's
+# License-Expression (the licence of the "Files: *" paragraph of the machine-readable
+# copyright file, whose short names are SPDX identifiers: BSD-2-Clause for ocl-icd).
 "$tools/wheel" unpack --dest "$work/unpacked" "$wheel" >/dev/null
 "$tools/python" - "$work"/unpacked/*/ <<'PY'
-import json, pathlib, shutil, sys
+import json, pathlib, re, shutil, sys
 
 root = pathlib.Path(sys.argv[1])
 dist_info = next(root.glob("*.dist-info"))
@@ -87,16 +89,34 @@ components = json.loads((dist_info / "sboms" / "auditwheel.cdx.json").read_text(
 packages = sorted({c["name"] for c in components if c.get("purl", "").startswith("pkg:deb/")})
 if not packages:
     sys.exit(f"build-wheel.sh: no Debian package named for the vendored {vendored}; their licences are needed")
+
+
+def main_licence(copyright):
+    """The licence of the 'Files: *' paragraph of a machine-readable Debian copyright file."""
+    text = copyright.read_text(encoding="utf-8")
+    if "copyright-format/1.0" in text.split("\n", 1)[0]:
+        for paragraph in re.split(r"\n\s*\n", text):
+            if re.search(r"^Files:\s*\*\s*$", paragraph, re.MULTILINE):
+                found = re.search(r"^License:\s*([A-Za-z0-9.+-]+)\s*$", paragraph, re.MULTILINE)
+                if found:
+                    return found.group(1)
+    sys.exit(f"build-wheel.sh: cannot read the licence of {copyright} (not a machine-readable copyright file)")
+
+
 metadata = dist_info / "METADATA"
 lines = metadata.read_text(encoding="utf-8").split("\n")
-at = max(i for i, line in enumerate(lines) if line.startswith("License-File:")) + 1
 for package in packages:
     copyright = pathlib.Path("/usr/share/doc") / package / "copyright"
     if not copyright.is_file():
         sys.exit(f"build-wheel.sh: {copyright} not found (the licence of the vendored {package})")
+    licence = main_licence(copyright)
     shutil.copyfile(copyright, dist_info / "licenses" / f"{package}.copyright")
+    at = max(i for i, line in enumerate(lines) if line.startswith("License-File:")) + 1
     lines.insert(at, f"License-File: {package}.copyright")
-    print(f"   {', '.join(vendored)}: {package} ({copyright})")
+    expression = next(i for i, line in enumerate(lines) if line.startswith("License-Expression:"))
+    if licence not in lines[expression].split():
+        lines[expression] += f" AND {licence}"
+    print(f"   {', '.join(vendored)}: {package}, {licence} ({copyright})")
 metadata.write_text("\n".join(lines), encoding="utf-8")
 PY
 rm "$wheel"
