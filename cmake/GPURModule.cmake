@@ -40,6 +40,17 @@ function(gpur_install_library target)
     RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endfunction()
 
+# gpur_install_headers(<file>...): installs public headers into include/ITKGPURestoration
+# and records them (absolute paths, global property GPUR_INSTALLED_HEADERS): the API
+# documentation (docs/api) documents exactly the installed headers.
+function(gpur_install_headers)
+  install(FILES ${ARGN} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ITKGPURestoration)
+  foreach(file IN LISTS ARGN)
+    get_filename_component(file "${file}" ABSOLUTE)
+    set_property(GLOBAL APPEND PROPERTY GPUR_INSTALLED_HEADERS "${file}")
+  endforeach()
+endfunction()
+
 # gpur_register_itk_module(<folder> LIBRARIES <target>... TESTS <target>...): the libraries
 # and test programs of the ITK module declared by <folder>/itk-module.cmake, for the
 # test ItkModuleDepends (targets not built in this configuration are skipped).
@@ -158,7 +169,7 @@ function(gpur_add_module name)
     target_link_libraries(${engine} PRIVATE OpenCL::OpenCL)
   endif()
   gpur_warnings(${engine})
-  install(FILES ${M_PUBLIC_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ITKGPURestoration)
+  gpur_install_headers(${M_PUBLIC_HEADERS})
   gpur_install_library(${engine})
   set(libraries ${engine})
   if(M_PYTHON)
@@ -173,7 +184,7 @@ function(gpur_add_module name)
     # The filters use ITKCommon (itk::ImageToImageFilter) directly, hence a direct link.
     target_link_libraries(${itk_library} PUBLIC ${engine} ITKGPURestoration ${ITKCommon_LIBRARIES})
     gpur_warnings(${itk_library})
-    install(FILES ${M_ITK_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ITKGPURestoration)
+    gpur_install_headers(${M_ITK_HEADERS})
     gpur_install_library(${itk_library})
     list(APPEND libraries ${itk_library})
   endif()

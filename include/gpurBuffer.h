@@ -22,6 +22,7 @@ class DeviceBuffer
 {
 public:
   DeviceBuffer() = default;
+  /** `count` elements on the context's device; throws InvalidArgument for 0 or more than the largest allocation. */
   DeviceBuffer(DeviceContext & context, std::size_t count, cl_mem_flags flags = CL_MEM_READ_WRITE)
     : m_Count(count)
   {
@@ -40,16 +41,19 @@ public:
     CheckCL(err, "clCreateBuffer");
   }
 
+  /** Number of elements. */
   std::size_t
   Size() const
   {
     return m_Count;
   }
+  /** Size in bytes. */
   std::size_t
   Bytes() const
   {
     return m_Count * sizeof(T);
   }
+  /** The OpenCL buffer, for kernel arguments. */
   const cl::Buffer &
   Get() const
   {
@@ -68,6 +72,7 @@ public:
     CheckRange(count, offset);
     queue.enqueueWriteBuffer(m_Buffer, blocking, offset * sizeof(T), count * sizeof(T), host, nullptr, event);
   }
+  /** Copies all of `host` to the start of the buffer, blocking; throws InvalidArgument when it exceeds Size(). */
   void
   Upload(const cl::CommandQueue & queue, const std::vector<T> & host) const
   {
@@ -86,6 +91,7 @@ public:
     CheckRange(count, offset);
     queue.enqueueReadBuffer(m_Buffer, blocking, offset * sizeof(T), count * sizeof(T), host, nullptr, event);
   }
+  /** The whole buffer, copied to the host (blocking). */
   std::vector<T>
   Download(const cl::CommandQueue & queue) const
   {

@@ -31,16 +31,19 @@ public:
   static std::shared_ptr<DeviceContext>
   Get(const DeviceInfo & device);
 
+  /** The device this context is for. */
   const DeviceInfo &
   Info() const
   {
     return m_Info;
   }
+  /** The OpenCL context (of this one device). */
   const cl::Context &
   Context() const
   {
     return m_Context;
   }
+  /** The OpenCL device. */
   const cl::Device &
   Device() const
   {
@@ -78,6 +81,7 @@ public:
   void
   RequireDouble(const std::string & what) const;
 
+  /** A new context with its queues; use Get(), which shares one per device (public for std::make_shared). */
   explicit DeviceContext(const DeviceInfo & device);
 
 private:

@@ -29,18 +29,18 @@ struct DeviceInfo
    * the OpenCL device (and its shared DeviceContext) by it.
    */
   unsigned index = 0;
-  std::string platformName;
-  std::string name;
-  std::string vendor;
-  std::string version;
-  std::string driverVersion;
-  DeviceType type = DeviceType::Other;
-  std::uint64_t globalMemory = 0;
-  std::uint64_t maxAllocation = 0;
-  std::uint64_t localMemory = 0;
-  unsigned computeUnits = 0;
-  std::size_t maxWorkGroupSize = 1;
-  bool fp64 = false;
+  std::string platformName;            ///< CL_PLATFORM_NAME of its platform
+  std::string name;                    ///< CL_DEVICE_NAME
+  std::string vendor;                  ///< CL_DEVICE_VENDOR
+  std::string version;                 ///< CL_DEVICE_VERSION (the OpenCL version it supports)
+  std::string driverVersion;           ///< CL_DRIVER_VERSION
+  DeviceType type = DeviceType::Other; ///< CL_DEVICE_TYPE
+  std::uint64_t globalMemory = 0;      ///< bytes of global memory (CL_DEVICE_GLOBAL_MEM_SIZE)
+  std::uint64_t maxAllocation = 0;     ///< largest buffer in bytes (CL_DEVICE_MAX_MEM_ALLOC_SIZE)
+  std::uint64_t localMemory = 0;       ///< bytes of local memory per work-group (CL_DEVICE_LOCAL_MEM_SIZE)
+  unsigned computeUnits = 0;           ///< CL_DEVICE_MAX_COMPUTE_UNITS
+  std::size_t maxWorkGroupSize = 1;    ///< CL_DEVICE_MAX_WORK_GROUP_SIZE
+  bool fp64 = false;                   ///< supports double precision (CL_DEVICE_DOUBLE_FP_CONFIG not 0)
 
   /** "gpu", "cpu", "accelerator" or "other". */
   std::string

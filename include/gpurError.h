@@ -31,11 +31,13 @@ public:
 class OpenCLError : public Error
 {
 public:
+  /** The message, and the OpenCL error code. */
   OpenCLError(const std::string & message, int code)
     : Error(message)
     , m_Code(code)
   {
   }
+  /** The OpenCL error code (a cl_int). */
   int
   Code() const
   {

@@ -24,8 +24,10 @@ enum class Backend
   OpenCL
 };
 
+/** "Auto", "CPU" or "OpenCL". */
 const char *
 ToString(Backend backend);
+/** Writes ToString(backend). */
 std::ostream &
 operator<<(std::ostream & os, Backend backend);
 /** Parses "auto", "cpu" or "opencl" (case-insensitive); throws InvalidArgument otherwise. */
@@ -35,6 +37,7 @@ ParseBackend(const std::string & text);
 /** How an engine should run. */
 struct ExecutionOptions
 {
+  /** Which implementation runs. */
   Backend backend = Backend::Auto;
   std::string device; ///< device selection string, see SelectDevices(); "" = default device
   /** Parallel loop of the CPU backend; empty: the process's thread pool over all cores (MakeThreadParallelFor). */
@@ -60,6 +63,7 @@ MakeExecution(Backend backend, const std::string & device = std::string())
 /** The backend that will run, and on which device (OpenCL only). */
 struct ResolvedBackend
 {
+  /** CPU or OpenCL, never Auto. */
   Backend backend = Backend::CPU;
   DeviceInfo device; ///< the first device
   /** Every selected device (e.g. device "all"); engines that can split the work use them all. */

@@ -29,14 +29,15 @@ enum class FieldRole
  */
 struct Field
 {
-  std::string name;
-  FieldRole role = FieldRole::State;
-  unsigned components = 1;
+  std::string name;                  ///< for messages and FieldLayout::Index
+  FieldRole role = FieldRole::State; ///< Input or State
+  unsigned components = 1;           ///< arrays of the field (a vector field has one per axis); 0: absent
   /** State fields: the input field (index in the layout) they start as, or kZero. */
   unsigned initialFrom = kZero;
 
-  static constexpr unsigned kZero = ~0u;
+  static constexpr unsigned kZero = ~0u; ///< initialFrom of a state that starts at 0
 
+  /** The field is there in this run (components > 0). */
   bool
   Present() const
   {
@@ -54,11 +55,11 @@ struct Field
  */
 struct FieldLayout
 {
-  std::string method; ///< what runs, for messages ("TV denoising")
-  std::vector<Field> fields;
-  std::size_t elementSize = sizeof(float);
-  std::size_t stencilRadius = 1;
-  bool decomposable = false;
+  std::string method;                      ///< what runs, for messages ("TV denoising")
+  std::vector<Field> fields;               ///< in the order the steppers index them
+  std::size_t elementSize = sizeof(float); ///< bytes per value: sizeof(float) or sizeof(double)
+  std::size_t stencilRadius = 1;           ///< z-slices one step moves information (see above)
+  bool decomposable = false;               ///< the run may be split into z-parts (see above)
 
   /**
    * Halo slices that keep a part's interior exact for `steps` steps without
@@ -100,11 +101,12 @@ struct FieldLayout
 template<typename Real>
 struct HostFields
 {
-  std::vector<Real *> data;
-  std::size_t firstSlice = 0;
-  std::size_t componentStride = 0;
+  std::vector<Real *> data;        ///< per field: its first component, or null
+  std::size_t firstSlice = 0;      ///< the grid's z-slice that the arrays start at
+  std::size_t componentStride = 0; ///< values between components; 0: the whole grid's Count()
 };
 
+/** The same host arrays, read-only. */
 template<typename Real>
 HostFields<const Real>
 AsConst(const HostFields<Real> & host)
@@ -147,8 +149,10 @@ ForEachFieldPart(const FieldLayout & layout,
 /** Part of a z-split: interior slices [z0, z1), padded by halo slices on both sides to [p0, p1) (clipped). */
 struct ZPart
 {
-  std::size_t z0, z1;
-  std::size_t p0, p1;
+  std::size_t z0; ///< first interior slice
+  std::size_t z1; ///< one past the last interior slice
+  std::size_t p0; ///< first padded slice
+  std::size_t p1; ///< one past the last padded slice
 };
 
 /** Part `index` of `parts` near-equal z-parts of nz slices (slabs of devices, streamed regions). */

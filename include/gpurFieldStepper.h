@@ -27,6 +27,7 @@ class HostFieldStorage
 {
 public:
   HostFieldStorage() = default;
+  /** Arrays for the state fields of `layout` on `grid` (uninitialised: see Initialize). */
   HostFieldStorage(const FieldLayout & layout, const Grid & grid)
     : m_Count(grid.Count())
   {
@@ -115,6 +116,7 @@ template<typename Real, typename Step, typename Sums>
 class FieldStepper
 {
 public:
+  /** A stepper of `layout`'s fields on `grid`. */
   FieldStepper(FieldLayout layout, const Grid & grid)
     : m_Layout(std::move(layout))
     , m_Grid(grid)
@@ -122,11 +124,13 @@ public:
   }
   virtual ~FieldStepper() = default;
 
+  /** The fields this stepper advances. */
   const FieldLayout &
   Layout() const
   {
     return m_Layout;
   }
+  /** The grid of the fields. */
   const Grid &
   GetGrid() const
   {
@@ -167,6 +171,7 @@ public:
       m_Snapshot.reset(new HostFieldStorage<Real>(m_Layout, m_Grid));
     Store(m_Snapshot->View(), 0, m_Grid.size[2]);
   }
+  /** Returns the state to the last Snapshot; throws Error without one. */
   virtual void
   Restore()
   {

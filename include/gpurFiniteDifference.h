@@ -19,6 +19,7 @@ namespace gpur
 template<typename Real>
 struct StencilGeometry
 {
+  /** The strides and inverse spacings of `grid`. */
   explicit StencilGeometry(const Grid & grid)
     : nx(grid.size[0])
     , ny(grid.size[1])
@@ -30,8 +31,14 @@ struct StencilGeometry
     , ihz(static_cast<Real>(1.0 / grid.spacing[2]))
   {
   }
-  std::size_t nx, ny, nz, sy, sz;
-  Real ihx, ihy, ihz;
+  std::size_t nx; ///< size along x
+  std::size_t ny; ///< size along y
+  std::size_t nz; ///< size along z
+  std::size_t sy; ///< stride of y (nx)
+  std::size_t sz; ///< stride of z (nx * ny)
+  Real ihx;       ///< 1 / hx
+  Real ihy;       ///< 1 / hy
+  Real ihz;       ///< 1 / hz
 };
 
 /** Forward-difference gradient at (x, y, z), linear index i. */

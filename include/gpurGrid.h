@@ -16,10 +16,11 @@ namespace gpur
  */
 struct Grid
 {
-  unsigned dimension = 3;
-  std::array<std::size_t, 3> size{ { 1, 1, 1 } };
-  std::array<double, 3> spacing{ { 1.0, 1.0, 1.0 } };
+  unsigned dimension = 3;                             ///< 2 or 3
+  std::array<std::size_t, 3> size{ { 1, 1, 1 } };     ///< nx, ny, nz (nz = 1 in 2D)
+  std::array<double, 3> spacing{ { 1.0, 1.0, 1.0 } }; ///< voxel spacing hx, hy, hz (physical units)
 
+  /** Number of voxels, nx * ny * nz. */
   std::size_t
   Count() const
   {
@@ -34,13 +35,15 @@ struct Grid
   void
   Validate() const;
 
+  /** The size and spacing as text, e.g. "64x64x32 spacing (1, 1, 2)". */
   std::string
   ToString() const;
 };
 
-/** Convenience constructors. */
+/** A 2D grid of nx x ny voxels with spacing hx, hy. */
 Grid
 MakeGrid2D(std::size_t nx, std::size_t ny, double hx = 1.0, double hy = 1.0);
+/** A 3D grid of nx x ny x nz voxels with spacing hx, hy, hz. */
 Grid
 MakeGrid3D(std::size_t nx, std::size_t ny, std::size_t nz, double hx = 1.0, double hy = 1.0, double hz = 1.0);
 

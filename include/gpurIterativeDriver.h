@@ -38,7 +38,7 @@ struct StepLoop
    * methods that never reject (a Rejected verdict is then an error).
    */
   std::function<void()> snapshot;
-  std::function<void()> restore;
+  std::function<void()> restore; ///< see snapshot
   /** Rejections in a row after which the run fails (the method cannot make progress). */
   unsigned maximumRejections = 64;
 };

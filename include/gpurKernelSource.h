@@ -11,8 +11,8 @@ namespace gpur
 /** One .cl file: its file name and its text. */
 struct KernelSource
 {
-  std::string name;
-  std::string text;
+  std::string name; ///< file name, e.g. "tv_rof.cl"
+  std::string text; ///< OpenCL C source
 };
 
 /** Name of the override environment variable: ITKGPUR_KERNEL_DIR. */

@@ -20,7 +20,7 @@ struct Progress
    * what bindings that report (done, maximum) pass on.
    */
   unsigned done = 0;
-  unsigned maximum = 0;
+  unsigned maximum = 0; ///< steps planned (see done)
   /** E.g. "iteration 12 of 500", "outer iteration 3 of 10, inner 40", "t = 0.25 of 1". */
   std::string message;
 };

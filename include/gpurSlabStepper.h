@@ -50,8 +50,12 @@ template<typename Real, typename Step, typename Sums>
 class SlabStepper : public FieldStepper<Real, Step, Sums>
 {
 public:
-  using Base = FieldStepper<Real, Step, Sums>;
+  using Base = FieldStepper<Real, Step, Sums>; ///< the stepper interface it implements
 
+  /**
+   * The slabs of `grid`, each made by `factory`; throws InvalidArgument when the layout is not
+   * decomposable or the grid cannot make `slabs` slabs of at least a halo (see SlabCount).
+   */
   SlabStepper(const FieldLayout & layout,
               const std::vector<const Real *> & inputs,
               const Grid & grid,

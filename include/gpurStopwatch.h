@@ -12,6 +12,7 @@ namespace gpur
 class Stopwatch
 {
 public:
+  /** Seconds since construction (steady clock). */
   double
   Seconds() const
   {

@@ -16,8 +16,8 @@ namespace gpur
 /** How a grid streams through a device: `regions` z-regions, each at most `paddedSlices` thick with its halos. */
 struct StreamPlan
 {
-  std::size_t regions = 1;
-  std::size_t paddedSlices = 0;
+  std::size_t regions = 1;      ///< z-regions the grid streams through (1: it fits whole)
+  std::size_t paddedSlices = 0; ///< the thickest region with its halos, in slices
 };
 
 /**

@@ -44,13 +44,17 @@ class GPURestorationImageFilter : public ImageToImageFilter<TInputImage, TOutput
 public:
   ITK_DISALLOW_COPY_AND_MOVE(GPURestorationImageFilter);
 
+  /** Standard class type aliases. */
+  /** @ITKStartGrouping */
   using Self = GPURestorationImageFilter;
   using Superclass = ImageToImageFilter<TInputImage, TOutputImage>;
   using Pointer = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
+  /** @ITKEndGrouping */
 
   itkTypeMacro(GPURestorationImageFilter, ImageToImageFilter);
 
+  /** Auto, CPU or OpenCL. */
   using BackendEnum = GPURestorationEnums::Backend;
   /** The name of earlier versions (then gpur::Backend), kept for source compatibility. */
   using BackendType = BackendEnum;
@@ -60,11 +64,15 @@ public:
    * for double images on devices without fp64; CPU: the multithreaded
    * reference; OpenCL: throws at the update when no suitable device exists.
    */
+  /** @ITKStartGrouping */
   itkSetEnumMacro(Backend, BackendEnum);
   itkGetEnumMacro(Backend, BackendEnum);
+  /** @ITKEndGrouping */
   /** OpenCL device selection string; "" = default device. */
+  /** @ITKStartGrouping */
   itkSetStringMacro(Device);
   itkGetStringMacro(Device);
+  /** @ITKEndGrouping */
   /** "CPU", "OpenCL: <device name>" or "OpenCL: N devices (...)" of the last update; "" before and after a failure. */
   itkGetStringMacro(BackendUsed);
 
@@ -104,6 +112,7 @@ protected:
   void
   SetBackendUsed(const gpur::ResolvedBackend & used);
 
+  /** Prints the settings and BackendUsed. */
   void
   PrintSelf(std::ostream & os, Indent indent) const override;
 

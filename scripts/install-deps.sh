@@ -8,6 +8,7 @@ packages=(
   ocl-icd-opencl-dev opencl-headers opencl-clhpp-headers clinfo
   pocl-opencl-icd                     # OpenCL on the CPU, so the OpenCL backend runs without a GPU
   libgtest-dev
+  doxygen                             # tests: ApiDocs builds the C++ API documentation and fails on a warning
   libfftw3-dev                        # optional: the FFTW DST-I Poisson solver pscr_bench compares PSCR with
   python3-pip python3-dev python3-venv # the Python package (pyproject.toml, wrapping/), its tests and
                                        # the wheel test's fresh virtual environments

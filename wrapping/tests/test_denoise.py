@@ -40,7 +40,7 @@ def test_engine_never_converts_silently():
     from itkgpurestoration import _core
 
     _, noisy = phantom((16, 16), dtype=np.float32)
-    args = ([1.0, 1.0], LAM, "accelerated", 10, 0.0, "cpu", "", 0, None)
+    args = ([1.0, 1.0], LAM, "accelerated", 10, 0.0, "cpu", "", 0, 0, None)
     u, _ = _core.denoise_tv_float32(noisy, *args)
     assert u.dtype == np.float32
     with pytest.raises(TypeError):

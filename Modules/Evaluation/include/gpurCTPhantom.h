@@ -37,23 +37,30 @@ struct MachinedPartParameters
  */
 struct MachinedPartLayout
 {
+  /** A disc in the slice. */
   struct Circle
   {
-    double cx, cy;   ///< centre (a voxel centre)
+    double cx;       ///< centre x (a voxel centre)
+    double cy;       ///< centre y (a voxel centre)
     double diameter; ///< voxels whose centre lies within diameter / 2 are inside
   };
+  /** An air slot through the block. */
   struct Slot
   {
-    std::size_t xBegin, width; ///< air columns xBegin <= x < xBegin + width
-    std::size_t yBegin, yEnd;  ///< cut from the block's lower edge: yBegin <= y < yEnd = blockEnd[1]
+    std::size_t xBegin; ///< air columns xBegin <= x < xBegin + width
+    std::size_t width;  ///< in voxels
+    std::size_t yBegin; ///< cut from the block's lower edge: yBegin <= y < yEnd
+    std::size_t yEnd;   ///< blockEnd[1]
   };
   std::array<std::size_t, 2> blockBegin{}; ///< the block: blockBegin <= (x, y) < blockEnd
-  std::array<std::size_t, 2> blockEnd{};
-  std::size_t zBegin = 0, zEnd = 0;
+  std::array<std::size_t, 2> blockEnd{};   ///< see blockBegin
+  std::size_t zBegin = 0;                  ///< first slice of the part
+  std::size_t zEnd = 0;                    ///< one past its last slice
   std::vector<Circle> bores; ///< drilled through along z (air), diameters 0.16, 0.10, 0.06 x min(nx, ny), >= 2
   Circle pin{};              ///< dense insert, diameter 0.14 x min(nx, ny), >= 2
   std::vector<Slot> slots;   ///< widths 1, 2 and 3 voxels whatever the grid size
-  double blockValue = 0.5, pinValue = 1.0;
+  double blockValue = 0.5;   ///< intensity of the block
+  double pinValue = 1.0;     ///< intensity of the pin
 };
 
 /** The layout for a grid; nx, ny >= 32 (InvalidArgument otherwise). */
@@ -123,10 +130,10 @@ struct CTScanParameters
    * volume is maximumLineIntegral (size-independent transmission; 1/mm if the volume is all zero).
    */
   double attenuationPerUnit = 0.0;
-  double maximumLineIntegral = 2.5; ///< used when attenuationPerUnit <= 0 (> 0); 2.5 is about 8 % transmission
-  double minimumCount = 0.5;        ///< counts are clamped to this before the log (> 0)
-  RampFilter filter = RampFilter::RamLak;
-  CTGeometry geometry = CTGeometry::ParallelBeam;
+  double maximumLineIntegral = 2.5;       ///< used when attenuationPerUnit <= 0 (> 0); 2.5 is about 8 % transmission
+  double minimumCount = 0.5;              ///< counts are clamped to this before the log (> 0)
+  RampFilter filter = RampFilter::RamLak; ///< the ramp filter of the reconstruction
+  CTGeometry geometry = CTGeometry::ParallelBeam; ///< parallel beam and FBP, or cone beam and FDK
   /**
    * ConeBeam: distance from the source to the rotation axis, mm; 0: 4 times the
    * half diagonal of a slice (a cone half-angle of about 14 degrees). It must
@@ -139,8 +146,8 @@ struct CTScanParameters
   bool computeVariance = true;   ///< fill CTSimulation::variance
   bool computeNoiseFree = false; ///< fill CTSimulation::noiseFree
   bool keepSinogram = false;     ///< fill CTSimulation::sinogram
-  std::uint64_t seed = 1;
-  unsigned threads = 0; ///< slices processed in parallel; 0: hardware concurrency. Results do not depend on it
+  std::uint64_t seed = 1;        ///< of the noise: the same seed gives the same noisy volume
+  unsigned threads = 0;          ///< slices processed in parallel; 0: hardware concurrency. Results do not depend on it
 
   /** Throws InvalidArgument naming the bad field and its allowed range. */
   void
@@ -154,8 +161,8 @@ struct CTScanParameters
  */
 struct CTSimulation
 {
-  Grid grid;
-  std::vector<float> truth;
+  Grid grid;                ///< the grid of every volume
+  std::vector<float> truth; ///< the ground truth scanned
   /** FBP of the noisy projections: truth + reconstruction error + CT noise. */
   std::vector<float> noisy;
   /**
@@ -181,12 +188,12 @@ struct CTSimulation
    */
   std::vector<float> sinogram;
   double attenuationPerUnit = 0.0; ///< the value used, 1/mm per unit intensity
-  std::size_t numberOfAngles = 0;
-  std::size_t numberOfBins = 0; ///< detector bins (columns) per row
-  std::size_t numberOfRows = 1; ///< detector rows: 1 for the parallel beam (per slice)
-  double binSpacing = 0.0;      ///< ds in mm (at the rotation axis for the cone beam)
-  double sourceToAxis = 0.0;    ///< cone beam: the values used, mm (0 for the parallel beam)
-  double sourceToDetector = 0.0;
+  std::size_t numberOfAngles = 0;  ///< views of the scan
+  std::size_t numberOfBins = 0;    ///< detector bins (columns) per row
+  std::size_t numberOfRows = 1;    ///< detector rows: 1 for the parallel beam (per slice)
+  double binSpacing = 0.0;         ///< ds in mm (at the rotation axis for the cone beam)
+  double sourceToAxis = 0.0;       ///< cone beam: the values used, mm (0 for the parallel beam)
+  double sourceToDetector = 0.0;   ///< see sourceToAxis
 };
 
 /**
@@ -199,6 +206,7 @@ struct CTSimulation
 CTSimulation
 SimulateCT(const Grid & grid, const std::vector<float> & truth, const CTScanParameters & parameters = {});
 
+/** The phantoms of MakeCTPhantom. */
 enum class CTPhantomShape
 {
   SheppLogan,  ///< SheppLoganPhantom (values in [0, 1])

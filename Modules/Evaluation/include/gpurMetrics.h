@@ -81,8 +81,8 @@ MeanStructuralSimilarity(const Grid & grid, const T * a, const T * b, const SSIM
 /** Mean, standard deviation and SNR of the voxels selected by a mask. */
 struct RegionStatistics
 {
-  std::size_t count = 0;
-  double mean = 0.0;
+  std::size_t count = 0; ///< voxels selected
+  double mean = 0.0;     ///< their mean
   /** Population standard deviation: sqrt(sum (v - mean)^2 / count). */
   double standardDeviation = 0.0;
   /** mean / standardDeviation (+inf for a constant region with mean > 0), [Huang2023, eq. (6.7)]. */

@@ -21,6 +21,7 @@
 namespace gpur
 {
 
+/** How BCRSolver runs. */
 struct BCROptions
 {
   /** The algorithm of the shifted tridiagonal solves. */
@@ -41,11 +42,13 @@ public:
   void
   Solve(const Scalar * f, Scalar * u) const;
 
+  /** n1, the number of block rows. */
   std::size_t
   BlockRows() const
   {
     return m_BlockRows;
   }
+  /** n2, the size of D and of every block. */
   std::size_t
   BlockSize() const
   {

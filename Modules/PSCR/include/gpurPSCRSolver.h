@@ -281,13 +281,16 @@ public:
   DeviceContext &
   Context() const;
 
+  /** 2 or 3, the number of axes. */
   unsigned
   Dimension() const;
   /** Size of axis d (0 = x). */
   std::size_t
   Size(unsigned axis) const;
+  /** Number of unknowns, the product of the axis sizes. */
   std::size_t
   Count() const;
+  /** The radix q of the reduction. */
   unsigned
   Radix() const;
   /** Number of PSCR levels k = floor(log_q n_d) + 1 of a reduced axis (d >= 1). */

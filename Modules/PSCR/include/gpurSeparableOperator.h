@@ -26,9 +26,10 @@ namespace gpur
 template<typename Scalar>
 struct AxisFactors
 {
-  SymmetricTridiagonal<Scalar> A;
-  SymmetricTridiagonal<Scalar> M;
+  SymmetricTridiagonal<Scalar> A; ///< the stiffness factor
+  SymmetricTridiagonal<Scalar> M; ///< the mass factor (the identity for finite differences)
 
+  /** The axis' size. */
   std::size_t
   Size() const
   {
@@ -40,8 +41,8 @@ struct AxisFactors
 template<typename Scalar>
 struct SeparableOperator
 {
-  std::vector<AxisFactors<Scalar>> axes;
-  Scalar shift = Scalar(0);
+  std::vector<AxisFactors<Scalar>> axes; ///< 1 to 3 axes, x first
+  Scalar shift = Scalar(0);              ///< c: 0 Poisson, > 0 modified Helmholtz, < 0 Helmholtz
 
   /** Number of unknowns, the product of the axis sizes. */
   std::size_t
@@ -56,6 +57,7 @@ struct SeparableOperator
   Validate() const;
 };
 
+/** Converts an axis' factors to another scalar type (double -> float, real -> complex). */
 template<typename To, typename From>
 AxisFactors<To>
 CastAxis(const AxisFactors<From> & axis)

@@ -34,12 +34,14 @@
 namespace gpur
 {
 
+/** The condition at one end of an axis (see the top of this file). */
 enum class BoundaryCondition
 {
   Dirichlet,
   Neumann
 };
 
+/** The mass matrix of linear finite elements (see the top of this file). */
 enum class MassMatrix
 {
   Lumped,

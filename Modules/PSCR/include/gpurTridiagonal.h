@@ -31,13 +31,15 @@ namespace gpur
 template<typename T>
 struct RealTypeOf
 {
-  using type = T;
+  using type = T; ///< the real type
 };
+/** The real type of std::complex<T>: T. */
 template<typename T>
 struct RealTypeOf<std::complex<T>>
 {
-  using type = T;
+  using type = T; ///< the real type
 };
+/** RealTypeOf<T>::type. */
 template<typename T>
 using RealType = typename RealTypeOf<T>::type;
 
@@ -58,9 +60,10 @@ struct IsComplex<std::complex<T>> : std::true_type
 template<typename T>
 struct SymmetricTridiagonal
 {
-  std::vector<T> diagonal;
-  std::vector<T> offDiagonal;
+  std::vector<T> diagonal;    ///< A(i, i), n entries
+  std::vector<T> offDiagonal; ///< A(i, i + 1), n - 1 entries
 
+  /** The size n. */
   std::size_t
   Size() const
   {
@@ -100,6 +103,7 @@ template<typename T>
 void
 RequireFiniteScalars(const T * values, std::size_t count, const std::string & what);
 
+/** The tridiagonal solvers (see the top of this file). */
 enum class TridiagonalAlgorithm
 {
   Thomas,
@@ -119,14 +123,14 @@ ToString(TridiagonalAlgorithm algorithm);
  */
 struct TridiagonalStages
 {
-  std::size_t crStop = 0;
-  unsigned pcrSteps = 0;
+  std::size_t crStop = 0; ///< CR reduces while the system has more rows than this
+  unsigned pcrSteps = 0;  ///< PCR steps on what CR leaves
 };
 
 /** Which tridiagonal algorithm runs, and the switch points of the hybrid. */
 struct TridiagonalOptions
 {
-  TridiagonalAlgorithm algorithm = TridiagonalAlgorithm::Thomas;
+  TridiagonalAlgorithm algorithm = TridiagonalAlgorithm::Thomas; ///< Thomas, CR, PCR or Hybrid
   /** Hybrid: CR reduces while the system has more rows than this (>= 1). */
   std::size_t crStopSize = 32;
   /** Hybrid: PCR steps on the CR remainder before Thomas (at most 31; more than log2(size) acts as pure PCR). */
@@ -154,12 +158,12 @@ struct TridiagonalOptions
 template<typename T>
 struct TridiagonalBatch
 {
-  std::size_t size = 0;
-  std::size_t count = 0;
-  const T * lower = nullptr;
-  const T * diagonal = nullptr;
-  const T * upper = nullptr;
-  bool sharedCoefficients = false;
+  std::size_t size = 0;            ///< n, the size of every system
+  std::size_t count = 0;           ///< number of systems
+  const T * lower = nullptr;       ///< sub-diagonals, n - 1 per system
+  const T * diagonal = nullptr;    ///< diagonals, n per system
+  const T * upper = nullptr;       ///< super-diagonals, n - 1 per system
+  bool sharedCoefficients = false; ///< every system uses the first set of coefficients
 };
 
 /**

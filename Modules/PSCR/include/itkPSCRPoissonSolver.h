@@ -147,25 +147,35 @@ class PSCRPoissonSolver : public GPURestorationImageFilter<TInputImage, TOutputI
 public:
   ITK_DISALLOW_COPY_AND_MOVE(PSCRPoissonSolver);
 
+  /** Standard class type aliases. */
+  /** @ITKStartGrouping */
   using Self = PSCRPoissonSolver;
   using Superclass = GPURestorationImageFilter<TInputImage, TOutputImage>;
   using Pointer = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
+  /** @ITKEndGrouping */
 
   itkNewMacro(Self);
   itkTypeMacro(PSCRPoissonSolver, GPURestorationImageFilter);
 
+  /** The image types and their dimension, 2 or 3. */
+  /** @ITKStartGrouping */
   static constexpr unsigned int ImageDimension = TInputImage::ImageDimension;
   using InputImageType = TInputImage;
   using OutputImageType = TOutputImage;
   using OutputPixelType = typename TOutputImage::PixelType;
+  /** @ITKEndGrouping */
   /** The solver computes in the output pixel type: float or double. */
   using RealType = OutputPixelType;
+  /** Auto, CPU or OpenCL (see the base class). */
   using typename Superclass::BackendEnum;
   /** Where float images are solved: Automatic, Scalar (float only) or Double (see the class documentation). */
   using PrecisionEnum = PSCRPoissonSolverEnums::Precision;
+  /** Dirichlet or Neumann, and one of them per axis. */
+  /** @ITKStartGrouping */
   using BoundaryConditionEnum = PSCRPoissonSolverEnums::BoundaryCondition;
   using BoundaryConditionArrayType = FixedArray<BoundaryConditionEnum, ImageDimension>;
+  /** @ITKEndGrouping */
 
   static_assert(ImageDimension == 2 || ImageDimension == 3, "PSCRPoissonSolver supports 2D and 3D");
   static_assert(std::is_same<RealType, float>::value || std::is_same<RealType, double>::value,
@@ -174,8 +184,10 @@ public:
                 "the input and output images must have the same dimension");
 
   /** c of -Lap u + c u = f (finite): 0 Poisson (default), > 0 modified Helmholtz, < 0 Helmholtz. */
+  /** @ITKStartGrouping */
   itkSetMacro(Shift, double);
   itkGetConstMacro(Shift, double);
+  /** @ITKEndGrouping */
 
   /** The boundary condition of both ends of one axis (0 = x); throws for an axis >= ImageDimension. */
   void
@@ -187,30 +199,38 @@ public:
   BoundaryConditionEnum
   GetBoundaryCondition(unsigned int axis) const;
   /** All axes at once. Default: Dirichlet everywhere. */
+  /** @ITKStartGrouping */
   void
   SetBoundaryConditions(const BoundaryConditionArrayType & conditions);
   itkGetConstReferenceMacro(BoundaryConditions, BoundaryConditionArrayType);
+  /** @ITKEndGrouping */
 
   /** Radix q of the reduction: 4 (default) or 2 (other values are refused at the update). */
+  /** @ITKStartGrouping */
   itkSetMacro(Radix, unsigned int);
   itkGetConstMacro(Radix, unsigned int);
+  /** @ITKEndGrouping */
 
   /**
    * Singular problems only (pure-Neumann Poisson): subtract the component of f
    * along the null vector (the mean of f) instead of refusing an f whose sum is
    * not 0. Default off.
    */
+  /** @ITKStartGrouping */
   itkSetMacro(ProjectRightHandSide, bool);
   itkGetConstMacro(ProjectRightHandSide, bool);
   itkBooleanMacro(ProjectRightHandSide);
+  /** @ITKEndGrouping */
 
   /**
    * The relative residual ||f - A u|| / ||f|| a solve must reach (finite, >= 0);
    * 0 (default) selects 8x the rounding floor of the solution. A value below
    * the floor cannot be met: the update throws.
    */
+  /** @ITKStartGrouping */
   itkSetMacro(ResidualTolerance, double);
   itkGetConstMacro(ResidualTolerance, double);
+  /** @ITKEndGrouping */
 
   /**
    * Where float images are solved (double images always in double): Automatic
@@ -218,12 +238,16 @@ public:
    * and in double from then on with this plan), Scalar (float only; throws when
    * float is not enough) or Double (always in double, rounded to float).
    */
+  /** @ITKStartGrouping */
   itkSetEnumMacro(Precision, PrecisionEnum);
   itkGetEnumMacro(Precision, PrecisionEnum);
+  /** @ITKEndGrouping */
 
   /** Most steps of iterative refinement per solve: -1 (default) automatic (8), or 0 to 16. */
+  /** @ITKStartGrouping */
   itkSetMacro(MaximumNumberOfRefinementSteps, int);
   itkGetConstMacro(MaximumNumberOfRefinementSteps, int);
+  /** @ITKEndGrouping */
 
   /** Results of the last update. Seconds spent building the plan; 0 when the cached plan was reused. */
   itkGetConstMacro(SetupSeconds, double);
@@ -266,6 +290,7 @@ protected:
   /** The engine's messages in this filter's terms (its setters), with the fix for an incompatible input. */
   std::string
   DescribeEngineError(const gpur::Error & error) const override;
+  /** Prints the settings and the results of the last update. */
   void
   PrintSelf(std::ostream & os, Indent indent) const override;
 

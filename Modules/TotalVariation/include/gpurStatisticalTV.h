@@ -21,6 +21,7 @@
 namespace gpur
 {
 
+/** Parameters of a statistical TV run (DenoiseStatisticalTV). */
 struct StatisticalTVParameters
 {
   /**
@@ -61,6 +62,7 @@ struct StatisticalTVParameters
   /** The largest range max(w) / min(w) of the weights (the solvers work in float). */
   static constexpr double kMaximumWeightRange = 1e6;
 
+  /** Throws InvalidArgument naming the bad parameter and the allowed range. */
   void
   Validate() const;
 };
@@ -89,13 +91,14 @@ CalibratedDiscrepancyFactor(double residualGain);
 /** One TV solve of a run: its lambda, the discrepancy of its result, and how it converged. */
 struct StatisticalTVSolve
 {
-  double lambda = 0.0;
+  double lambda = 0.0;      ///< the fidelity weight of this solve
   double discrepancy = 0.0; ///< sum (u - f)^2 / var / N
-  unsigned iterations = 0;
-  double relativeGap = 0.0;
-  bool converged = false;
+  unsigned iterations = 0;  ///< iterations run
+  double relativeGap = 0.0; ///< |(P - D)/P| at the end
+  bool converged = false;   ///< the gap tolerance was reached
 };
 
+/** What a statistical TV run did. */
 struct StatisticalTVReport
 {
   TVReport tv;                    ///< the last solve (the result's)
@@ -109,7 +112,7 @@ struct StatisticalTVReport
   double discrepancyTarget = 0.0; ///< the discrepancy factor the automatic lambda met (0 without automatic lambda)
   /** The residual gain G behind a calibrated factor (1 when G could not be measured or was not needed). */
   double residualGain = 1.0;
-  bool residualGainMeasured = false;
+  bool residualGainMeasured = false;             ///< G was measured (enough flat regions); else white noise is assumed
   double maximumDiscrepancy = 0.0;               ///< that of lambda -> 0 (the weighted mean): targets must stay below
   unsigned solves = 0;                           ///< TV solves run (1 without automaticLambda)
   std::vector<StatisticalTVSolve> lambdaHistory; ///< every solve, in order
@@ -171,10 +174,12 @@ struct StatisticalTVGDParameters
   /** Options of the variance estimate used when the stop needs a variance and none is given. */
   NoiseEstimationOptions noise;
 
+  /** Throws InvalidArgument naming the bad parameter and the allowed range. */
   void
   Validate() const;
 };
 
+/** What a statistical TV gradient-descent run did (DenoiseStatisticalTVGD). */
 struct StatisticalTVGDReport
 {
   TVGDReport gd;                  ///< iterations, final ||u - f||, target reached, backend, time

@@ -39,8 +39,10 @@ enum class TVAlgorithm
   PDU
 };
 
+/** "ChambollePock", "AcceleratedChambollePock" or "PDU". */
 const char *
 ToString(TVAlgorithm algorithm);
+/** Writes ToString(algorithm). */
 std::ostream &
 operator<<(std::ostream & os, TVAlgorithm algorithm);
 /** "cp", "accelerated" (or "acp") or "pdu"; throws InvalidArgument otherwise. */
@@ -51,6 +53,7 @@ ParseTVAlgorithm(const std::string & text);
 struct TVParameters
 {
   double lambda = 8.0; ///< fidelity weight, > 0
+  /** The method. */
   TVAlgorithm algorithm = TVAlgorithm::AcceleratedChambollePock;
   /**
    * The iteration budget, >= 1; the gap stop ends a run earlier. The default
@@ -93,8 +96,8 @@ struct TVParameters
 /** What a run did. */
 struct TVReport
 {
-  ResolvedBackend backend;
-  unsigned iterations = 0;
+  ResolvedBackend backend;  ///< what ran
+  unsigned iterations = 0;  ///< iterations run
   bool converged = false;   ///< the gap tolerance was reached
   double primal = 0.0;      ///< P(u) = lambda/2 ||u-f||^2 + TV(u) at the end
   double dual = 0.0;        ///< D(p) = -<f, div p> - ||div p||^2 / (2 lambda)
@@ -191,12 +194,13 @@ InitializeTVState(const Real * f, const Grid & grid, const TVStateView<Real> & s
  * two). With a weight, the step balance uses the mean weight of the grid
  * given, so blocks of a weighted volume agree with one run when their weights
  * have the same mean (e.g. normalised per block). The report's energies and
- * gap are not evaluated (NaN); the callback sees (k, first + count).
+ * gap are not evaluated (NaN); the callback sees (k, first + count). `weight`:
+ * the data-term weight as in DenoiseWeightedTV, or null.
  */
 template<typename Real>
 TVReport
 ContinueTV(const Real * f,
-           const Real * weight, ///< data-term weight as in DenoiseWeightedTV, or null
+           const Real * weight,
            const Grid & grid,
            const TVParameters & parameters,
            unsigned first,

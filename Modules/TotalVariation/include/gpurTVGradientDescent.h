@@ -83,16 +83,20 @@ enum class TVGDStepUnit
   RMS
 };
 
+/** "TV" or "AdaptiveWeightedTV". */
 const char *
 ToString(TVGDVariant variant);
+/** Writes ToString(variant). */
 std::ostream &
 operator<<(std::ostream & os, TVGDVariant variant);
 /** "tv" (or "plain") and "awtv" (or "aw", "adaptive"); throws InvalidArgument otherwise. */
 TVGDVariant
 ParseTVGDVariant(const std::string & text);
 
+/** "L2Norm" or "RMS". */
 const char *
 ToString(TVGDStepUnit unit);
+/** Writes ToString(unit). */
 std::ostream &
 operator<<(std::ostream & os, TVGDStepUnit unit);
 /** "l2" and "rms"; throws InvalidArgument otherwise. */
@@ -107,7 +111,7 @@ struct TVGDParameters
    * λ = 2 gave the lowest error on a 64^3 volume in [0, 1] with noise σ = 0.1 (measured), i.e. λ_rms ≈ 0.004.
    */
   double lambda = 2.0;
-  TVGDStepUnit stepUnit = TVGDStepUnit::L2Norm;
+  TVGDStepUnit stepUnit = TVGDStepUnit::L2Norm; ///< the unit of lambda
   /** Number of iterations (>= 1); with a target residual, the maximum number. [Huang2023, §6.3.2] uses 50-80. */
   unsigned iterations = 50;
   /**
@@ -117,7 +121,7 @@ struct TVGDParameters
    * standard deviation σ, σ sqrt(N) is the discrepancy-principle target.
    */
   double targetResidual = 0.0;
-  TVGDVariant variant = TVGDVariant::TV;
+  TVGDVariant variant = TVGDVariant::TV; ///< plain TV or AW-TV
   /**
    * AW-TV weight scale δ (> 0, +inf allowed: same as plain TV), in the units of
    * the differences D_d u: intensity / length. For intensities in [0, 1] and unit
@@ -137,7 +141,7 @@ struct TVGDParameters
 /** What a run did. */
 struct TVGDReport
 {
-  ResolvedBackend backend;
+  ResolvedBackend backend;    ///< what ran
   unsigned iterations = 0;    ///< iterations done
   double stepLength = 0.0;    ///< the L2 step λ of each iteration
   double residual = 0.0;      ///< ||u - f||_2 at the end (f: the input, also for ContinueTVGD)

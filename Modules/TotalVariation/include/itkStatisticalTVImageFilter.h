@@ -16,6 +16,7 @@ namespace itk
 class StatisticalTVImageFilterEnums
 {
 public:
+  /** The method that computes the result (SetMethod). */
   enum class Method : uint8_t
   {
     /** The noise-weighted ROF model, solved by the primal-dual Algorithm (S-PDU by default). */
@@ -97,15 +98,21 @@ class StatisticalTVImageFilter : public TotalVariationDenoisingImageFilter<TInpu
 public:
   ITK_DISALLOW_COPY_AND_MOVE(StatisticalTVImageFilter);
 
+  /** Standard class type aliases. */
+  /** @ITKStartGrouping */
   using Self = StatisticalTVImageFilter;
   using Superclass = TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>;
   using Pointer = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
+  /** @ITKEndGrouping */
   using typename Superclass::RealType;
   /** The noise-variance image: the output's real pixel type on the same grid. */
   using VarianceImageType = TOutputImage;
+  /** The methods of SetMethod and the units of SetStepUnit. */
+  /** @ITKStartGrouping */
   using MethodEnum = StatisticalTVImageFilterEnums::Method;
   using StepUnitEnum = StatisticalTVImageFilterEnums::StepUnit;
+  /** @ITKEndGrouping */
   /** The name of earlier versions (then gpur::TVGDStepUnit), kept for source compatibility. */
   using StepUnitType = StepUnitEnum;
 
@@ -113,75 +120,102 @@ public:
   itkTypeMacro(StatisticalTVImageFilter, TotalVariationDenoisingImageFilter);
 
   /** Optional per-voxel noise variance (finite, > 0), same size, spacing, origin and direction as the input. */
+  /** @ITKStartGrouping */
   itkSetInputMacro(NoiseVariance, VarianceImageType);
   itkGetInputMacro(NoiseVariance, VarianceImageType);
+  /** @ITKEndGrouping */
 
   /** gamma of w = var^gamma (normalised by its mean), 0 to 2; 0 is plain TV, 0.5 weights by sigma. Default 1. */
+  /** @ITKStartGrouping */
   itkSetMacro(WeightExponent, double);
   itkGetConstMacro(WeightExponent, double);
+  /** @ITKEndGrouping */
   /** Choose lambda by the discrepancy principle. Default off. */
+  /** @ITKStartGrouping */
   itkSetMacro(AutomaticLambda, bool);
   itkGetConstMacro(AutomaticLambda, bool);
   itkBooleanMacro(AutomaticLambda);
+  /** @ITKEndGrouping */
   /**
    * Target of sum (u - f)^2 / var / N for the automatic lambda, and of
    * ||u - f||^2 / sum(var) for StopAtDiscrepancy. Default 0: calibrated from the
    * noise for the automatic lambda (see the class description), 1 for StopAtDiscrepancy.
    */
+  /** @ITKStartGrouping */
   itkSetMacro(DiscrepancyFactor, double);
   itkGetConstMacro(DiscrepancyFactor, double);
+  /** @ITKEndGrouping */
 
   /** PrimalDual (default), GradientDescent or AdaptiveWeightedGradientDescent. */
+  /** @ITKStartGrouping */
   itkSetEnumMacro(Method, MethodEnum);
   itkGetEnumMacro(Method, MethodEnum);
+  /** @ITKEndGrouping */
   /**
    * Gradient descent: the length of every step, in StepUnit. Default 0.004 RMS,
    * i.e. lambda = 2 in the L2 unit of [Huang2023, Algorithm 2] on a 64^3 volume
    * (the best step there for noise sigma 0.1, measured); about sigma / 25
    * reaches the discrepancy target in 25-40 iterations.
    */
+  /** @ITKStartGrouping */
   itkSetMacro(StepLength, double);
   itkGetConstMacro(StepLength, double);
+  /** @ITKEndGrouping */
   /**
    * RMS (default: root-mean-square change per voxel, independent of the size) or
    * L2Norm (the lambda of [Huang2023, Algorithm 2]).
    */
+  /** @ITKStartGrouping */
   itkSetEnumMacro(StepUnit, StepUnitEnum);
   itkGetEnumMacro(StepUnit, StepUnitEnum);
+  /** @ITKEndGrouping */
   /** AW-TV weight scale delta > 0 (intensity / length): differences much larger are kept as edges. Default 0.1. */
+  /** @ITKStartGrouping */
   itkSetMacro(Delta, double);
   itkGetConstMacro(Delta, double);
+  /** @ITKEndGrouping */
   /** Gradient descent: stop once ||u - f||_2 >= TargetResidual; 0 (default): no explicit target. */
+  /** @ITKStartGrouping */
   itkSetMacro(TargetResidual, double);
   itkGetConstMacro(TargetResidual, double);
+  /** @ITKEndGrouping */
   /** Gradient descent: stop once ||u - f||^2 >= DiscrepancyFactor * sum(var). Default off. */
+  /** @ITKStartGrouping */
   itkSetMacro(StopAtDiscrepancy, bool);
   itkGetConstMacro(StopAtDiscrepancy, bool);
   itkBooleanMacro(StopAtDiscrepancy);
+  /** @ITKEndGrouping */
 
   /**
    * Results of the last update. Primal-dual: LambdaUsed, NumberOfLambdaSolves and
    * Discrepancy = sum (u - f)^2 / var / N. Gradient descent: LambdaUsed and
    * NumberOfLambdaSolves are 0, Discrepancy = ||u - f||^2 / sum(var) (0 without a
-   * variance). NumberOfIterations, BackendUsed and Converged (for gradient descent:
-   * the target was reached) are the superclass'.
+   * variance). VarianceEstimated: the variance was estimated from the image (none
+   * was given and the method needed one); MeanVariance: the mean of the variance used. NumberOfIterations,
+   * BackendUsed and Converged (for gradient descent: the target was reached) are the superclass'.
    */
+  /** @ITKStartGrouping */
   itkGetConstMacro(LambdaUsed, double);
   itkGetConstMacro(Discrepancy, double);
   itkGetConstMacro(VarianceEstimated, bool);
   itkGetConstMacro(MeanVariance, double);
   itkGetConstMacro(NumberOfLambdaSolves, unsigned int);
+  /** @ITKEndGrouping */
   /** The discrepancy factor the automatic lambda met (calibrated when DiscrepancyFactor is 0), and its bound. */
+  /** @ITKStartGrouping */
   itkGetConstMacro(DiscrepancyTarget, double);
   itkGetConstMacro(MaximumDiscrepancy, double);
+  /** @ITKEndGrouping */
   /**
    * The noise's residual gain behind the calibrated factor and the estimated
    * variance (1 for white noise, about 0.5 for a Ram-Lak FBP), and whether it
    * could be measured: when not (too few flat regions), white noise is assumed,
    * which reads the variance of a CT reconstruction about 2x low.
    */
+  /** @ITKStartGrouping */
   itkGetConstMacro(ResidualGain, double);
   itkGetConstMacro(ResidualGainMeasured, bool);
+  /** @ITKEndGrouping */
   /** max(var) / min(var) of the variance used: the weights help where it is large (see docs/statistical-tv.md). */
   itkGetConstMacro(VarianceRange, double);
   /** Every TV solve of the last update (lambda, discrepancy, iterations, relative gap, converged). */
@@ -193,8 +227,10 @@ public:
   /** ||u - f||_2 of the result. */
   itkGetConstMacro(Residual, double);
   /** Gradient descent: the ||u - f|| target used (0: none), and whether it was reached. */
+  /** @ITKStartGrouping */
   itkGetConstMacro(TargetResidualUsed, double);
   itkGetConstMacro(TargetReached, bool);
+  /** @ITKEndGrouping */
 
 protected:
   StatisticalTVImageFilter();
@@ -215,6 +251,7 @@ protected:
         const gpur::Grid & grid,
         const gpur::ExecutionOptions & execution,
         const gpur::ProgressCallback & progress) override;
+  /** Prints the settings and the results of the last update. */
   void
   PrintSelf(std::ostream & os, Indent indent) const override;
 

@@ -16,6 +16,7 @@ namespace itk
 class TotalVariationDenoisingImageFilterEnums
 {
 public:
+  /** The primal-dual method that solves ROF (SetAlgorithm). */
   enum class Algorithm : uint8_t
   {
     /** Chambolle-Pock [Chambolle2011, Alg. 1], constant steps. */
@@ -107,20 +108,27 @@ class TotalVariationDenoisingImageFilter : public GPURestorationImageFilter<TInp
 public:
   ITK_DISALLOW_COPY_AND_MOVE(TotalVariationDenoisingImageFilter);
 
+  /** Standard class type aliases. */
+  /** @ITKStartGrouping */
   using Self = TotalVariationDenoisingImageFilter;
   using Superclass = GPURestorationImageFilter<TInputImage, TOutputImage>;
   using Pointer = SmartPointer<Self>;
   using ConstPointer = SmartPointer<const Self>;
+  /** @ITKEndGrouping */
 
   itkNewMacro(Self);
   itkTypeMacro(TotalVariationDenoisingImageFilter, GPURestorationImageFilter);
 
+  /** The image types and their dimension, 2 or 3. */
+  /** @ITKStartGrouping */
   static constexpr unsigned int ImageDimension = TInputImage::ImageDimension;
   using InputImageType = TInputImage;
   using OutputImageType = TOutputImage;
   using OutputPixelType = typename TOutputImage::PixelType;
+  /** @ITKEndGrouping */
   /** The engine computes in the output pixel type: float or double. */
   using RealType = OutputPixelType;
+  /** The methods of SetAlgorithm. */
   using AlgorithmEnum = TotalVariationDenoisingImageFilterEnums::Algorithm;
   /** The name of earlier versions (then gpur::TVAlgorithm), kept for source compatibility. */
   using AlgorithmType = AlgorithmEnum;
@@ -130,49 +138,70 @@ public:
                 "the output pixel type must be float or double");
 
   /** Fidelity weight lambda > 0 (units 1/(intensity * length)). Default 8. */
+  /** @ITKStartGrouping */
   itkSetMacro(Lambda, double);
   itkGetConstMacro(Lambda, double);
+  /** @ITKEndGrouping */
   /** Default AcceleratedChambollePock. */
+  /** @ITKStartGrouping */
   itkSetEnumMacro(Algorithm, AlgorithmEnum);
   itkGetEnumMacro(Algorithm, AlgorithmEnum);
+  /** @ITKEndGrouping */
   /** The iteration budget; the gap stop usually ends a run earlier. Default 2000 (see the class documentation). */
+  /** @ITKStartGrouping */
   itkSetMacro(MaximumNumberOfIterations, unsigned int);
   itkGetConstMacro(MaximumNumberOfIterations, unsigned int);
+  /** @ITKEndGrouping */
   /**
    * Relative primal-dual gap at which to stop; 0 runs all iterations. Default
    * 1e-4; otherwise at least gpur::TVGapFloor (float 2e-7, PDU 1e-6; double 1e-12).
    */
+  /** @ITKStartGrouping */
   itkSetMacro(GapTolerance, double);
   itkGetConstMacro(GapTolerance, double);
+  /** @ITKEndGrouping */
   /** Iterations between gap evaluations. Default 10. */
+  /** @ITKStartGrouping */
   itkSetMacro(GapCheckInterval, unsigned int);
   itkGetConstMacro(GapCheckInterval, unsigned int);
+  /** @ITKEndGrouping */
   /** k0 of the PDU schedule; 0 is the literal schedule of [Huang2023, eqs. (3.6)-(3.7)]. Default 15. */
+  /** @ITKStartGrouping */
   itkSetMacro(PDUOffset, unsigned int);
   itkGetConstMacro(PDUOffset, unsigned int);
+  /** @ITKEndGrouping */
   /**
    * With several OpenCL devices (SetDevice("all"), or a list), a 3D volume is
    * cut into z-slabs, one per device, whose halos of ExchangeInterval + 1
    * slices are refreshed every ExchangeInterval iterations; the result equals a
    * single-device run. Default 8.
    */
+  /** @ITKStartGrouping */
   itkSetMacro(ExchangeInterval, unsigned int);
   itkGetConstMacro(ExchangeInterval, unsigned int);
+  /** @ITKEndGrouping */
   /**
    * Bytes of memory the filter may use on each OpenCL device; 0 (default):
    * 90 % of the device's memory. A 3D volume whose state does not fit streams
    * through host memory in z-regions padded by ExchangeInterval + 1 slices; the
    * result equals the in-memory run (GetStreamRegions() tells how many regions).
    */
+  /** @ITKStartGrouping */
   itkSetMacro(DeviceMemoryLimit, SizeValueType);
   itkGetConstMacro(DeviceMemoryLimit, SizeValueType);
-  /** Results of the last update. */
+  /** @ITKEndGrouping */
+  /**
+   * Results of the last update: the iterations run, the relative gap |(P - D)/P|, the primal and dual
+   * energies P and D, whether the gap met GapTolerance, and the seconds taken.
+   */
+  /** @ITKStartGrouping */
   itkGetConstMacro(NumberOfIterations, unsigned int);
   itkGetConstMacro(RelativeGap, double);
   itkGetConstMacro(PrimalEnergy, double);
   itkGetConstMacro(DualEnergy, double);
   itkGetConstMacro(Converged, bool);
   itkGetConstMacro(ElapsedSeconds, double);
+  /** @ITKEndGrouping */
   /** z-regions per device of the last update when the volume streamed through host memory; 0 when it did not. */
   SizeValueType
   GetStreamRegions() const
@@ -211,6 +240,7 @@ protected:
   /** Solves the requested region padded by the halo (see the class documentation). */
   void
   EngineGenerateData() override;
+  /** Prints the settings and the results of the last update. */
   void
   PrintSelf(std::ostream & os, Indent indent) const override;
 

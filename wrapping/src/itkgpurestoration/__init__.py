@@ -12,8 +12,12 @@ non-uniform meshes), ``estimate_noise_variance`` (the noise level of an image,
 also of correlated CT noise), ``make_ct_phantom`` and ``simulate_ct``
 (simulated CT test data) and ``list_devices``. ``NumericalError`` (an
 ``ArithmeticError``) is raised by a solve that cannot reach its accuracy target.
+``denoise_tv`` follows scikit-image's ``denoise_tv_chambolle`` (``weight`` with
+its scaling of integer images, ``channel_axis``); every solve takes
+``num_threads``.
 """
 
+from ._channels import ChannelAxisWarning
 from ._chunked import denoise_tv_dask
 from ._core import Aborted, NumericalError, __version__  # version: one source, the root CMakeLists.txt
 from ._denoise import ConvergenceWarning, denoise_tv, lam_from_skimage_weight
@@ -29,6 +33,7 @@ __all__ = [
     "AxisFactors",
     "CTPhantom",
     "CTScan",
+    "ChannelAxisWarning",
     "ConvergenceWarning",
     "NumericalError",
     "PoissonSolver",

@@ -16,7 +16,9 @@ import functools
 import numpy as np
 
 from . import _core
-from ._denoise import compute_dtype, positive_int, resolve_lam, spacing_tuple
+from ._channels import warn_if_channels_last
+from ._denoise import positive_int, resolve_lam, thread_count
+from ._images import compute_dtype, rescale_like_skimage, spacing_tuple
 
 
 def _require_finite(block, block_info=None):
@@ -32,10 +34,15 @@ def _require_finite(block, block_info=None):
     return block
 
 
-def _round(block, *, spacing, lam, algorithm, first, count, backend, device):
+def _round(block, *, spacing, lam, algorithm, first, count, backend, device, threads):
     """One round on one padded block of the stacked state [f, u, ubar, p...]."""
     solve = _core.continue_tv_float32 if block.dtype == np.float32 else _core.continue_tv_float64
-    return solve(np.ascontiguousarray(block), spacing, lam, algorithm, first, count, backend, device)
+    return solve(np.ascontiguousarray(block), spacing, lam, algorithm, first, count, backend, device, threads)
+
+
+def _skimage_range(block, *, dtype):
+    """A block of integers as float32, scaled as scikit-image's img_as_float scales them."""
+    return rescale_like_skimage(block.astype(np.float32), dtype)
 
 
 def denoise_tv_dask(
@@ -50,12 +57,15 @@ def denoise_tv_dask(
     algorithm="accelerated",
     backend="auto",
     device="",
+    num_threads=None,
     chunks="auto",
 ):
     """TV (ROF) denoising of a 2D/3D dask array, chunk by chunk, in rounds.
 
-    The model, ``weight``/``lam``, ``spacing``, ``algorithm``, ``backend`` and
-    ``device`` are those of :func:`denoise_tv`. The run has a fixed number of
+    The model, ``weight``/``lam`` (integer data with ``weight`` scaled as
+    scikit-image scales them), ``spacing``, ``algorithm``, ``backend``,
+    ``device`` and ``num_threads`` (per chunk task) are those of
+    :func:`denoise_tv`; the image is scalar (no ``channel_axis``). The run has a fixed number of
     iterations: the primal-dual gap is a global sum, and a stopping test would
     synchronise every chunk each round. Choose ``iterations`` from a
     :func:`denoise_tv` run on a representative crop (its report gives the
@@ -88,6 +98,7 @@ def denoise_tv_dask(
         raise ImportError("denoise_tv_dask needs dask: pip install 'dask[array]'") from error
 
     lam = resolve_lam(weight, lam)
+    threads = thread_count(num_threads)
     iterations = positive_int(iterations, "iterations")
     round_length = positive_int(round_length, "round_length")
     least = _core.tv_halo(round_length)  # the engine's rule: round_length + 1
@@ -99,6 +110,7 @@ def denoise_tv_dask(
 
     if not isinstance(image, da.Array):
         image = da.from_array(np.asarray(image), chunks=chunks)
+    warn_if_channels_last(image.shape, spacing, "denoise_tv_dask")
     if image.ndim not in (2, 3):
         raise ValueError(f"image must be 2D or 3D, got {image.ndim} dimensions (shape {image.shape})")
     dtype = compute_dtype(image.dtype)
@@ -115,7 +127,10 @@ def denoise_tv_dask(
 
     # Checked per input chunk, so that an error names the index in the whole array
     # (the engine sees padded blocks and would name an index in one of them).
-    f = image.astype(dtype).map_blocks(_require_finite, dtype=dtype)
+    f = image.astype(dtype)
+    if weight is not None and image.dtype.kind in "iu":
+        f = image.map_blocks(functools.partial(_skimage_range, dtype=image.dtype), dtype=dtype)
+    f = f.map_blocks(_require_finite, dtype=dtype)
     zeros = da.zeros_like(f)
     # The state travels as one stacked array so that one map_overlap exchanges all of it.
     state = da.stack([f, f, f] + [zeros] * image.ndim, axis=0).rechunk({0: -1})
@@ -129,6 +144,7 @@ def denoise_tv_dask(
             count=min(round_length, iterations - first),
             backend=str(backend),
             device=str(device),
+            threads=threads,
         )
         state = state.map_overlap(step, depth=depth, boundary="none", trim=True, dtype=dtype)
     return state[1]

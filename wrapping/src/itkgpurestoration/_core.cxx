@@ -12,6 +12,7 @@
 #include "gpurGrid.h"
 #include "gpurNoiseEstimation.h"
 #include "gpurPSCRSolver.h"
+#include "gpurParallel.h"
 #include "gpurPhantom.h"
 #include "gpurSeparableProblems.h"
 #include "gpurStatisticalTV.h"
@@ -90,13 +91,29 @@ Parameters(double lambda, const std::string & algorithm)
   return parameters;
 }
 
+/**
+ * The CPU loop of `threads` threads (Python's num_threads) on the engines'
+ * persistent pool; 0 (None): empty, the engines' default over every core.
+ * The chunks are cut by `threads`, and the sums the engines reduce have a fixed
+ * chunking (gpur::ParallelSum), so the result does not depend on it.
+ */
+gpur::ParallelForFunction
+ThreadLoop(unsigned threads)
+{
+  return threads == 0 ? gpur::ParallelForFunction{} : gpur::MakeThreadParallelFor(threads);
+}
+
 gpur::ExecutionOptions
-Execution(const std::string & backend, const std::string & device, std::uint64_t deviceMemoryLimit = 0)
+Execution(const std::string & backend,
+          const std::string & device,
+          unsigned threads,
+          std::uint64_t deviceMemoryLimit = 0)
 {
   gpur::ExecutionOptions execution;
   execution.backend = gpur::ParseBackend(backend);
   execution.device = device;
   execution.deviceMemoryLimit = deviceMemoryLimit;
+  execution.parallelFor = ThreadLoop(threads);
   return execution;
 }
 
@@ -194,13 +211,14 @@ DenoiseTV(py::array_t<Real, py::array::c_style> f,
           const std::string & backend,
           const std::string & device,
           std::uint64_t deviceMemoryLimit,
+          unsigned threads,
           const py::object & progress)
 {
   const gpur::Grid grid = GridOf(f.shape(), static_cast<std::size_t>(f.ndim()), spacing);
   gpur::TVParameters parameters = Parameters(lambda, algorithm);
   parameters.maxIterations = maxIterations;
   parameters.gapTolerance = tolerance;
-  const gpur::ExecutionOptions execution = Execution(backend, device, deviceMemoryLimit);
+  const gpur::ExecutionOptions execution = Execution(backend, device, threads, deviceMemoryLimit);
   py::array_t<Real> u = LikeArray(f);
   const Real * in = f.data();
   Real * out = u.mutable_data();
@@ -267,6 +285,7 @@ DenoiseStatisticalTV(py::array_t<Real, py::array::c_style> f,
                      const std::string & backend,
                      const std::string & device,
                      std::uint64_t deviceMemoryLimit,
+                     unsigned threads,
                      const py::object & progress)
 {
   const gpur::Grid grid = GridOf(f.shape(), static_cast<std::size_t>(f.ndim()), spacing);
@@ -281,7 +300,7 @@ DenoiseStatisticalTV(py::array_t<Real, py::array::c_style> f,
   parameters.tv.gapTolerance = tolerance;
   parameters.weightExponent = weightExponent;
   parameters.discrepancyFactor = discrepancyFactor;
-  const gpur::ExecutionOptions execution = Execution(backend, device, deviceMemoryLimit);
+  const gpur::ExecutionOptions execution = Execution(backend, device, threads, deviceMemoryLimit);
   const Real * var = VarianceData(variance, f);
   py::array_t<Real> u = LikeArray(f);
   const Real * in = f.data();
@@ -337,6 +356,7 @@ DenoiseStatisticalTVGD(py::array_t<Real, py::array::c_style> f,
                        double discrepancyFactor,
                        const std::string & backend,
                        const std::string & device,
+                       unsigned threads,
                        const py::object & progress)
 {
   const gpur::Grid grid = GridOf(f.shape(), static_cast<std::size_t>(f.ndim()), spacing);
@@ -349,7 +369,7 @@ DenoiseStatisticalTVGD(py::array_t<Real, py::array::c_style> f,
   parameters.gd.targetResidual = targetResidual.value_or(0.0);
   parameters.stopAtDiscrepancy = !targetResidual;
   parameters.discrepancyFactor = discrepancyFactor;
-  const gpur::ExecutionOptions execution = Execution(backend, device);
+  const gpur::ExecutionOptions execution = Execution(backend, device, threads);
   const Real * var = VarianceData(variance, f);
   py::array_t<Real> u = LikeArray(f);
   const Real * in = f.data();
@@ -381,7 +401,7 @@ DenoiseStatisticalTVGD(py::array_t<Real, py::array::c_style> f,
 /** gpur::EstimateNoiseVariance of f (spectrum "measured" or "white"): (map, report dict). */
 template<typename Real>
 py::tuple
-EstimateNoiseVariance(py::array_t<Real, py::array::c_style> f, const std::string & spectrum)
+EstimateNoiseVariance(py::array_t<Real, py::array::c_style> f, const std::string & spectrum, unsigned threads)
 {
   // A noise variance is a per-voxel property of the intensities: the spacing does not enter.
   const gpur::Grid grid =
@@ -395,7 +415,7 @@ EstimateNoiseVariance(py::array_t<Real, py::array::c_style> f, const std::string
   std::vector<Real> map;
   {
     py::gil_scoped_release release;
-    map = gpur::EstimateNoiseVariance(f.data(), grid, options, {}, &report);
+    map = gpur::EstimateNoiseVariance(f.data(), grid, options, ThreadLoop(threads), &report);
   }
   py::array_t<Real> out = LikeArray(f);
   std::copy(map.begin(), map.end(), out.mutable_data());
@@ -522,7 +542,8 @@ ContinueTV(py::array_t<Real, py::array::c_style> state,
            unsigned first,
            unsigned count,
            const std::string & backend,
-           const std::string & device)
+           const std::string & device,
+           unsigned threads)
 {
   const std::size_t ndim = state.ndim() > 0 ? static_cast<std::size_t>(state.ndim()) - 1 : 0;
   const gpur::Grid grid = GridOf(state.shape() + 1, ndim, spacing);
@@ -532,7 +553,7 @@ ContinueTV(py::array_t<Real, py::array::c_style> state,
                                 std::to_string(3 + ndim) + " arrays, got " + std::to_string(state.shape(0)));
   }
   const gpur::TVParameters parameters = Parameters(lambda, algorithm);
-  const gpur::ExecutionOptions execution = Execution(backend, device);
+  const gpur::ExecutionOptions execution = Execution(backend, device, threads);
   py::array_t<Real> out(std::vector<py::ssize_t>(state.shape(), state.shape() + state.ndim()));
   const std::size_t n = grid.Count();
   Real * data = out.mutable_data();
@@ -615,7 +636,8 @@ public:
                 double residualTolerance,
                 int refinementSteps,
                 const std::string & backend,
-                const std::string & device)
+                const std::string & device,
+                unsigned threads)
   {
     gpur::SeparableOperator<double> op;
     for (auto axis = axes.rbegin(); axis != axes.rend(); ++axis)
@@ -637,7 +659,7 @@ public:
     options.precision = ParsePrecision(precision);
     options.residualTolerance = residualTolerance;
     options.refinementSteps = refinementSteps;
-    options.execution = Execution(backend, device);
+    options.execution = Execution(backend, device, threads);
     options.Validate();
     py::gil_scoped_release release;
     m_Solver = std::make_unique<gpur::PSCRSolver<Real>>(gpur::CastOperator<Real>(op), options);
@@ -690,7 +712,8 @@ DefineSeparablePlan(py::module_ & m, const std::string & suffix)
                   double,
                   int,
                   const std::string &,
-                  const std::string &>(),
+                  const std::string &,
+                  unsigned>(),
          py::arg("axes"),
          py::arg("shift"),
          py::arg("radix"),
@@ -699,7 +722,8 @@ DefineSeparablePlan(py::module_ & m, const std::string & suffix)
          py::arg("residual_tolerance"),
          py::arg("refinement_steps"),
          py::arg("backend"),
-         py::arg("device"))
+         py::arg("device"),
+         py::arg("threads"))
     .def("solve", &Plan::Solve, py::arg("f").noconvert())
     .def_property_readonly("backend",
                            [](const Plan & p)
@@ -762,6 +786,7 @@ DefineEngine(py::module_ & m, const std::string & suffix)
         py::arg("backend"),
         py::arg("device"),
         py::arg("device_memory_limit"),
+        py::arg("threads"),
         py::arg("progress"));
   m.def(("denoise_statistical_tv_" + suffix).c_str(),
         &DenoiseStatisticalTV<Real>,
@@ -777,6 +802,7 @@ DefineEngine(py::module_ & m, const std::string & suffix)
         py::arg("backend"),
         py::arg("device"),
         py::arg("device_memory_limit"),
+        py::arg("threads"),
         py::arg("progress"));
   m.def(("denoise_statistical_tvgd_" + suffix).c_str(),
         &DenoiseStatisticalTVGD<Real>,
@@ -792,11 +818,13 @@ DefineEngine(py::module_ & m, const std::string & suffix)
         py::arg("discrepancy_factor"),
         py::arg("backend"),
         py::arg("device"),
+        py::arg("threads"),
         py::arg("progress"));
   m.def(("estimate_noise_variance_" + suffix).c_str(),
         &EstimateNoiseVariance<Real>,
         py::arg("f").noconvert(),
-        py::arg("spectrum"));
+        py::arg("spectrum"),
+        py::arg("threads"));
   m.def(("continue_tv_" + suffix).c_str(),
         &ContinueTV<Real>,
         py::arg("state").noconvert(),
@@ -806,7 +834,8 @@ DefineEngine(py::module_ & m, const std::string & suffix)
         py::arg("first"),
         py::arg("count"),
         py::arg("backend"),
-        py::arg("device"));
+        py::arg("device"),
+        py::arg("threads"));
 }
 
 } // namespace

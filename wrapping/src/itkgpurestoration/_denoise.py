@@ -8,7 +8,8 @@ import warnings
 import numpy as np
 
 from . import _core
-from ._images import to_array
+from ._channels import Channels, channel_progress, merge_reports
+from ._images import compute_array, skimage_scale, spacing_tuple, to_array
 
 
 class ConvergenceWarning(UserWarning):
@@ -27,15 +28,23 @@ def warn_report(report, stacklevel=3):
         warnings.warn(message, ConvergenceWarning, stacklevel=stacklevel)
 
 
-def lam_from_skimage_weight(weight):
+def lam_from_skimage_weight(weight, dtype=None):
     """Fidelity weight lam equivalent to ``skimage.restoration.denoise_tv_chambolle``'s ``weight``.
 
     scikit-image minimises ||u - f||^2 / (2 weight) + TV(u) (unit spacing,
     isotropic TV, Neumann boundary), which is our model
-    (lam / 2) ||u - f||^2 + TV(u) with lam = 1 / weight.
+    (lam / 2) ||u - f||^2 + TV(u) with lam = 1 / weight, on the image as
+    ``img_as_float`` scales it.
+
+    dtype: None or a float dtype: 1 / weight, for float images (which
+    scikit-image does not rescale). An integer dtype: the lam that keeps the
+    image in its own units, 1 / (weight * m) with m the dtype's maximum (255
+    for uint8): ``denoise_tv(image, lam=lam_from_skimage_weight(w,
+    image.dtype))`` is m times ``denoise_tv(image, weight=w)``, which is
+    scikit-image's result in [0, 1] (signed integers: [-1, 1]).
     """
     weight = positive_finite(weight, "weight")
-    return 1.0 / weight
+    return 1.0 / (weight * skimage_scale(np.dtype(dtype))) if dtype is not None else 1.0 / weight
 
 
 def resolve_lam(weight, lam):
@@ -53,6 +62,13 @@ def _integer_in(value, name, low, high, allowed):
     return int(value)
 
 
+def thread_count(num_threads):
+    """The engine's thread count of ``num_threads``: 0 for None (every core), else an int >= 1; else ValueError."""
+    if num_threads is None:
+        return 0
+    return _integer_in(num_threads, "num_threads", 1, 2**32 - 1, "None (every core) or an integer >= 1")
+
+
 def positive_int(value, name):
     """value as an int in [1, 2**32 - 1] (the engine's unsigned), else ValueError."""
     return _integer_in(value, name, 1, 2**32 - 1, ">= 1")
@@ -63,40 +79,13 @@ def non_negative_int(value, name):
     return _integer_in(value, name, 0, 2**64 - 1, "between 0 and 2**64 - 1")
 
 
-def compute_dtype(dtype):
-    """float32 and float64 are computed as they are; other real dtypes in float32."""
-    dtype = np.dtype(dtype)
-    if dtype.kind not in "biuf":
-        raise ValueError(f"image must have a real dtype, got {dtype}")
-    return dtype if dtype in (np.float32, np.float64) else np.dtype(np.float32)
-
-
-def spacing_tuple(spacing, ndim):
-    """spacing as a tuple of ndim finite positive floats, else ValueError naming the parameter."""
-    message = f"spacing must be a sequence of {ndim} positive numbers, got {spacing!r}"
-    if isinstance(spacing, (str, bytes)) or not hasattr(spacing, "__len__") or len(spacing) != ndim:
-        raise ValueError(message)
-    values = []
-    for s in spacing:
-        if isinstance(s, bool) or not isinstance(s, numbers.Real) or not math.isfinite(s) or s <= 0:
-            raise ValueError(message)
-        values.append(float(s))
-    return tuple(values)
-
-
 def prepare_image(image, spacing):
     """(C-contiguous array in its compute dtype, spacing tuple, restore function) of a 2D/3D image.
 
     spacing: in array-axis order, or None for the image's own (1 for arrays).
     """
     array, image_spacing, restore = to_array(image)
-    array = np.asarray(array)
-    if array.ndim not in (2, 3):
-        raise ValueError(f"image must be 2D or 3D, got {array.ndim} dimensions (shape {array.shape})")
-    dtype = compute_dtype(array.dtype)
-    # No copy when the array is already C-contiguous with that dtype.
-    array = np.ascontiguousarray(array, dtype=dtype)
-
+    array = compute_array(array)
     if spacing is None:
         spacing = image_spacing if image_spacing is not None else (1.0,) * array.ndim
     return array, spacing_tuple(spacing, array.ndim), restore
@@ -131,6 +120,7 @@ def denoise_tv(
     weight=None,
     *,
     lam=None,
+    channel_axis=None,
     spacing=None,
     algorithm="accelerated",
     max_iterations=_core.TV_DEFAULT_MAX_ITERATIONS,
@@ -138,6 +128,7 @@ def denoise_tv(
     backend="auto",
     device="",
     device_memory_limit=0,
+    num_threads=None,
     progress=None,
     return_report=False,
 ):
@@ -149,18 +140,35 @@ def denoise_tv(
     Parameters
     ----------
     image : numpy.ndarray, SimpleITK.Image or itk.Image
-        2D or 3D scalar image. NumPy arrays are indexed (z, y, x) / (y, x), as
-        ``SimpleITK.GetArrayFromImage`` and ``itk.array_from_image`` give them.
-        float32 is computed in float32, float64 in float64; any other real
-        dtype (integers, bool, float16) is converted to float32.
+        2D or 3D image, scalar or with channels (see channel_axis). NumPy
+        arrays are indexed (z, y, x) / (y, x), as ``SimpleITK.GetArrayFromImage``
+        and ``itk.array_from_image`` give them. float32 is computed in float32,
+        float64 in float64; any other real dtype (integers, bool, float16) is
+        converted to float32.
     weight : float
-        scikit-image's ``denoise_tv_chambolle`` weight (larger = smoother);
-        the same as ``lam = 1 / weight``. Exactly one of weight and lam.
+        scikit-image's ``denoise_tv_chambolle`` weight (larger = smoother), with
+        scikit-image's conversion of integer images (``img_as_float``): uint8
+        and other unsigned integers are divided by the dtype's maximum (to
+        [0, 1]), signed integers too (to [-1, 1]), and the result is in those
+        units (float32), so the call gives scikit-image's result. On that
+        image ``lam = 1 / weight``; to keep an integer image in its own units
+        pass ``lam=lam_from_skimage_weight(weight, image.dtype)`` instead.
+        Exactly one of weight and lam.
     lam : float
-        The fidelity weight lam > 0 of the model (larger keeps more of f).
+        The fidelity weight lam > 0 of the model (larger keeps more of f), on
+        the intensities as they are.
+    channel_axis : int, optional
+        As scikit-image's: None (default) for a scalar image; else the NumPy
+        array axis that holds channels (e.g. -1 for RGB), each of which is
+        denoised on its own (the 2D or 3D image of the other axes). The
+        result has the input's shape. SimpleITK/itk images with vector pixels
+        (RGB, ...) are denoised per component without it. A 3D array whose
+        last axis has 3 or 4 entries, with neither channel_axis nor spacing
+        given, is denoised as a volume with a :class:`ChannelAxisWarning`.
     spacing : sequence of float, optional
-        Voxel spacing in array-axis order ((z,) y, x), like scikit-image.
-        Default: the image's spacing for SimpleITK/itk images, 1 for arrays.
+        Voxel spacing of the spatial axes in array-axis order ((z,) y, x; the
+        channel axis left out), like scikit-image. Default: the image's
+        spacing for SimpleITK/itk images, 1 for arrays.
     algorithm : {"accelerated", "cp", "pdu"}
     max_iterations : int >= 1
         The iteration budget (default 2000: enough for the default tolerance on
@@ -181,16 +189,26 @@ def denoise_tv(
         device). A 3D volume whose state does not fit streams through host
         memory in z-regions with the same result; the report's
         ``stream_regions`` tells how many (0: it fit).
+    num_threads : int >= 1, optional
+        Threads of the CPU backend (and of the host-side loops of an OpenCL
+        run); None (default): every core. The result does not depend on it.
+        An OpenCL driver's own threads (PoCL on a CPU) are the driver's
+        (PoCL 3: ``POCL_MAX_PTHREAD_COUNT``, read when OpenCL starts).
     progress : callable(done, maximum), optional
         Called after every iteration, with the GIL held. Returning False (any
         falsy value except None) aborts the solve with ``itkgpurestoration.Aborted``
         (a RuntimeError); an exception it raises is propagated unchanged.
         Without it, Ctrl-C still stops the solve within about a second and
-        raises KeyboardInterrupt.
+        raises KeyboardInterrupt. With channels, one range over all of them:
+        channel c reports ``c * maximum + done`` of ``channels * maximum``.
     return_report : bool
         Also return a dict: backend ("CPU"/"OpenCL"), device, description,
         iterations, converged, relative_gap, primal, dual, seconds, gap_history,
-        stream_regions, warnings.
+        stream_regions, warnings. With channels, one merged report:
+        iterations the most of any channel, converged when all are,
+        relative_gap the largest, primal, dual and seconds summed, warnings
+        prefixed with their channel, no gap_history, and ``channels``: the list
+        of the channels' own reports.
 
     Returns
     -------
@@ -201,12 +219,13 @@ def denoise_tv(
     Raises
     ------
     ValueError for bad parameters or input (NaN/Inf, single voxel, wrong
-    dimension, a lam outside what the dtype represents for the intensities,
-    ...), RuntimeError for device failures.
+    dimension, a bad channel_axis or num_threads, a lam outside what the
+    dtype represents for the intensities, ...), RuntimeError for device failures.
 
     Warns
     -----
     ConvergenceWarning when the gap did not reach the tolerance within max_iterations.
+    ChannelAxisWarning for an array that looks like an RGB(A) image (see channel_axis).
 
     The result scales with the image: ``denoise_tv(s * f, lam=lam / s)`` is
     ``s * denoise_tv(f, lam=lam)`` to rounding.
@@ -215,21 +234,29 @@ def denoise_tv(
     max_iterations = positive_int(max_iterations, "max_iterations")
     tolerance = non_negative_finite(tolerance, "tolerance")
     progress = callable_or_none(progress)
-    array, spacing, restore = prepare_image(image, spacing)
+    device_memory_limit = non_negative_int(device_memory_limit, "device_memory_limit")
+    threads = thread_count(num_threads)
+    channels = Channels(image, spacing, channel_axis, "denoise_tv", skimage_range=weight is not None)
 
-    solve = _core.denoise_tv_float32 if array.dtype == np.float32 else _core.denoise_tv_float64
-    result, report = solve(
-        array,
-        list(spacing),
-        lam,
-        str(algorithm),
-        max_iterations,
-        tolerance,
-        str(backend),
-        str(device),
-        non_negative_int(device_memory_limit, "device_memory_limit"),
-        progress,
-    )
+    results, reports = [], []
+    for c, array in enumerate(channels.arrays):
+        solve = _core.denoise_tv_float32 if array.dtype == np.float32 else _core.denoise_tv_float64
+        result, report = solve(
+            array,
+            list(channels.spacing),
+            lam,
+            str(algorithm),
+            max_iterations,
+            tolerance,
+            str(backend),
+            str(device),
+            device_memory_limit,
+            threads,
+            channel_progress(progress, c, len(channels.arrays)),
+        )
+        results.append(result)
+        reports.append(report)
+    report = merge_reports(reports)
     warn_report(report)
-    out = restore(result)
+    out = channels.assemble(results)
     return (out, report) if return_report else out

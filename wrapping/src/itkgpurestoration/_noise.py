@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 
 from . import _core
-from ._denoise import prepare_image
+from ._denoise import prepare_image, thread_count
 
 SPECTRA = ("measured", "white")
 
@@ -23,7 +23,7 @@ def warn_if_white_assumed(report, what):
         )
 
 
-def estimate_noise_variance(image, *, spectrum="measured", return_report=False):
+def estimate_noise_variance(image, *, spectrum="measured", num_threads=None, return_report=False):
     """Per-voxel noise variance of a 2D or 3D image (gpur::EstimateNoiseVariance).
 
     A high-pass residual (Immerkaer's mask, extended to 3D) with the image's
@@ -38,6 +38,8 @@ def estimate_noise_variance(image, *, spectrum="measured", return_report=False):
     spectrum : {"measured", "white"}
         "measured" (default): measure the residual's noise gain; "white": assume
         uncorrelated noise (gain 1).
+    num_threads : int >= 1, optional
+        Threads of the computation; None (default): every core. The map does not depend on it.
     return_report : bool
         Also return a dict: residual_gain (G over the image: 1 for white noise,
         0.35-0.55 for a Ram-Lak FBP, about 0.05 with a Hann window),
@@ -51,9 +53,10 @@ def estimate_noise_variance(image, *, spectrum="measured", return_report=False):
     """
     if spectrum not in SPECTRA:
         raise ValueError(f"spectrum must be one of {', '.join(SPECTRA)}, got {spectrum!r}")
+    threads = thread_count(num_threads)
     array, _, restore = prepare_image(image, None)
     suffix = "float32" if array.dtype == np.float32 else "float64"
-    result, report = getattr(_core, "estimate_noise_variance_" + suffix)(array, spectrum)
+    result, report = getattr(_core, "estimate_noise_variance_" + suffix)(array, spectrum, threads)
     if spectrum == "measured":
         warn_if_white_assumed(report, "estimate_noise_variance")
     out = restore(result)

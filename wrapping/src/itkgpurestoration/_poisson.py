@@ -79,6 +79,7 @@ class PoissonSolver(SeparableSolver):
         max_refinement_steps=None,
         backend="auto",
         device="",
+        num_threads=None,
     ):
         shape = tuple(int(n) for n in shape)
         ndim = len(shape)
@@ -103,6 +104,7 @@ class PoissonSolver(SeparableSolver):
             project_rhs=project_rhs,
             backend=backend,
             device=device,
+            num_threads=num_threads,
         )
 
     def solve(self, rhs, *, return_report=False):
@@ -148,6 +150,7 @@ def solve_poisson(
     max_refinement_steps=None,
     backend="auto",
     device="",
+    num_threads=None,
     return_report=False,
 ):
     """Solve ``-Lap_h u + shift * u = f`` on the grid of a 2D or 3D image by PSCR.
@@ -204,6 +207,9 @@ def solve_poisson(
         data), else the CPU (all cores).
     device : str
         OpenCL device selection, as for ``denoise_tv``.
+    num_threads : int >= 1, optional
+        Threads of the CPU backend and of the plan's setup; None (default):
+        every core. The solution does not depend on it.
     return_report : bool
         Also return a dict: relative_residual (of the returned u, evaluated in
         float64 for the operator solved; float32 solves round 1/h^2 and the
@@ -241,6 +247,7 @@ def solve_poisson(
         max_refinement_steps=max_refinement_steps,
         backend=backend,
         device=device,
+        num_threads=num_threads,
     )
     u, report = solver._solve(array)
     out = restore(u)

@@ -27,7 +27,8 @@ import numpy as np
 
 from . import _core
 from ._core import NumericalError
-from ._denoise import compute_dtype, positive_finite
+from ._denoise import positive_finite, thread_count
+from ._images import compute_dtype
 
 BOUNDARIES = ("dirichlet", "neumann")
 MASS_MATRICES = ("lumped", "consistent")
@@ -278,6 +279,10 @@ class SeparableSolver:
     backend, device :
         As for ``denoise_tv``: "auto" uses OpenCL when a device exists (with
         fp64 for float64 data), else the CPU (all cores).
+    num_threads : int >= 1, optional
+        Threads of the CPU backend and of the plan's setup (host-side loops
+        of an OpenCL run too); None (default): every core. The results do not
+        depend on it.
 
     Complex factors and right-hand sides are not supported in Python.
 
@@ -302,6 +307,7 @@ class SeparableSolver:
         project_rhs=False,
         backend="auto",
         device="",
+        num_threads=None,
     ):
         if isinstance(axes, AxisFactors) or not hasattr(axes, "__len__"):
             raise ValueError(f"axes must be a sequence of 2 or 3 AxisFactors (array-axis order), got {axes!r}")
@@ -336,6 +342,7 @@ class SeparableSolver:
             steps,
             str(backend),
             str(device),
+            thread_count(num_threads),
         )
 
     @property
@@ -438,7 +445,7 @@ def solve_separable(rhs, axes, shift=0.0, *, return_report=False, **options):
 
     ``axes`` in array-axis order ((z,) y, x); ``options`` are those of
     ``SeparableSolver`` (radix, precision, residual_tolerance,
-    max_refinement_steps, project_rhs, backend, device) except dtype, which is
+    max_refinement_steps, project_rhs, backend, device, num_threads) except dtype, which is
     the rhs's (float32 and float64 as they are, other real dtypes in float32).
     Returns u, or ``(u, report)``. To solve several right-hand sides with one
     operator, build a ``SeparableSolver`` once.

@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 
 from . import _core
+from ._channels import warn_if_channels_last
 from ._denoise import (
     callable_or_none,
     non_negative_finite,
@@ -19,6 +20,7 @@ from ._denoise import (
     positive_finite,
     positive_int,
     prepare_image,
+    thread_count,
     warn_report,
 )
 from ._images import check_same_grid
@@ -58,6 +60,7 @@ def denoise_statistical_tv(
     backend="auto",
     device="",
     device_memory_limit=0,
+    num_threads=None,
     progress=None,
     return_report=False,
 ):
@@ -118,10 +121,13 @@ def denoise_statistical_tv(
         Gradient descent: None (default) stops at ``||u - f||^2 =
         discrepancy_factor * sum(var)``; > 0 at ``||u - f|| = target_residual``
         (e.g. the residual of a primal-dual run); 0 runs all max_iterations.
-    spacing, backend, device, device_memory_limit, progress
+    spacing, backend, device, device_memory_limit, num_threads, progress
         As for ``denoise_tv`` (the memory limit applies to the primal-dual
         methods; gradient descent keeps its volume on the device). progress
-        restarts for every lambda of the automatic search.
+        restarts for every lambda of the automatic search. The image is
+        scalar (no channel_axis): a 3D array whose last axis has 3 or 4
+        entries, without spacing, is denoised as a volume with a
+        ``ChannelAxisWarning``.
     return_report : bool
         Also return a dict. Always: method, backend, device, description,
         iterations, seconds, discrepancy, variance_estimated, mean_variance.
@@ -164,6 +170,9 @@ def denoise_statistical_tv(
         discrepancy_factor = positive_finite(discrepancy_factor, "discrepancy_factor")
     max_iterations = positive_int(max_iterations, "max_iterations")
     progress = callable_or_none(progress)
+    threads = thread_count(num_threads)
+    if isinstance(image, np.ndarray):
+        warn_if_channels_last(image.shape, spacing, "denoise_statistical_tv")
     array, spacing, restore = prepare_image(image, spacing)
     variance_array = None
     if variance is not None:
@@ -181,7 +190,7 @@ def denoise_statistical_tv(
         solve = getattr(_core, "denoise_statistical_tv_" + suffix)
         result, report = solve(array, variance_array, list(spacing), lam, method, weight_exponent,
                                discrepancy_factor or 0.0, max_iterations, tolerance, str(backend), str(device),
-                               non_negative_int(device_memory_limit, "device_memory_limit"), progress)
+                               non_negative_int(device_memory_limit, "device_memory_limit"), threads, progress)
     else:
         primal_dual = "'accelerated', 'cp' or 'pdu'"
         _refuse(method, {"lam": lam, "weight_exponent": weight_exponent, "tolerance": tolerance}, primal_dual)
@@ -197,7 +206,7 @@ def denoise_statistical_tv(
         solve = getattr(_core, "denoise_statistical_tvgd_" + suffix)
         result, report = solve(array, variance_array, list(spacing), GRADIENT_DESCENT_METHODS[method], step,
                                step_unit, delta, max_iterations, target_residual, discrepancy_factor or 1.0,
-                               str(backend), str(device), progress)
+                               str(backend), str(device), threads, progress)
     warn_report(report)
     if report["variance_estimated"]:
         warn_if_white_assumed(report["noise_estimation"], "denoise_statistical_tv (variance estimated)")
