@@ -20,7 +20,8 @@
 #                                       library and the tools' support (tools/)
 #     [BENCHES <file.cxx>...]           ITK-free benchmarks, each linking the engine,
 #                                       GPURBench and GPURCommandLine (bench/); built into
-#                                       the build tree's bin/, not installed
+#                                       the build tree's bin/, not installed (nor with
+#                                       GPUR_ENGINES_ONLY, the Python package's build)
 #     [TEST_SUBDIR <dir>])              its tests (default test/, when BUILD_TESTING)
 #
 # Relative paths are relative to the module's folder. Headers are installed into
@@ -200,12 +201,14 @@ function(gpur_add_module name)
       install(TARGETS ${tool} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
     endforeach()
   endif()
-  foreach(source IN LISTS M_BENCHES)
-    get_filename_component(bench "${source}" NAME_WE)
-    add_executable(${bench} "${source}")
-    target_link_libraries(${bench} PRIVATE ${engine} GPURBench GPURCommandLine)
-    gpur_warnings(${bench})
-  endforeach()
+  if(NOT GPUR_ENGINES_ONLY)
+    foreach(source IN LISTS M_BENCHES)
+      get_filename_component(bench "${source}" NAME_WE)
+      add_executable(${bench} "${source}")
+      target_link_libraries(${bench} PRIVATE ${engine} GPURBench GPURCommandLine)
+      gpur_warnings(${bench})
+    endforeach()
+  endif()
 
   set(tests "")
   if(BUILD_TESTING AND EXISTS "${dir}/${M_TEST_SUBDIR}/CMakeLists.txt")

@@ -30,7 +30,7 @@ of the finest level resampled to a uniform picture.
         [--cells 32,64,128,256] [--mass lumped|consistent] [--dtype float64|float32]
         [--backend auto|cpu|opencl] [--device SELECTION]
 
-Needs the package (``python3 -m pip install ./wrapping``) and scikit-image (for the PNG).
+Needs the package (``python3 -m pip install .`` from the repository root) and scikit-image (for the PNG).
 """
 
 import argparse

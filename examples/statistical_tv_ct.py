@@ -27,7 +27,7 @@ eq. (6.7)]) in a homogeneous region of the block.
     python3 examples/statistical_tv_ct.py [--output out/statistical_tv_ct.png]
                                           [--photons 1000] [--backend auto|cpu|opencl] [--device SELECTION]
 
-Needs the package (``python3 -m pip install ./wrapping``) and scikit-image. The
+Needs the package (``python3 -m pip install .`` from the repository root) and scikit-image. The
 larger studies (the automatic lambda against the PSNR-best lambda at 96^3, and
 where the variance weights help) are in ``statistical_tv_ct_study.py``.
 """

@@ -23,7 +23,7 @@ of each gamma, and that of the automatic lambda.
     python3 examples/statistical_tv_ct_study.py [--study ct|weights] [--size N] [--views N]
         [--photons I0] [--realisations N] [--search-steps N] [--backend auto|cpu|opencl] [--json FILE]
 
-Needs the package (``python3 -m pip install ./wrapping``) and scikit-image.
+Needs the package (``python3 -m pip install .`` from the repository root) and scikit-image.
 """
 
 import argparse

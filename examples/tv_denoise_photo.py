@@ -14,7 +14,7 @@ the noisy and the denoised image against the clean one.
     python3 examples/tv_denoise_photo.py [--output out/tv_photo.png] [--lam 12]
                                          [--sigma 0.1] [--backend auto|cpu|opencl] [--device SELECTION]
 
-Needs the package (``python3 -m pip install ./wrapping``) and scikit-image.
+Needs the package (``python3 -m pip install .`` from the repository root) and scikit-image.
 """
 
 import argparse

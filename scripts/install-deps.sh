@@ -10,7 +10,8 @@ packages=(
   libgtest-dev
   doxygen                             # tests: ApiDocs builds the C++ API documentation and fails on a warning
   libfftw3-dev                        # optional: the FFTW DST-I Poisson solver pscr_bench compares PSCR with
-  python3-pip python3-dev             # the Python package (wrapping/) and its tests
+  python3-pip python3-dev python3-venv # the Python package (pyproject.toml, wrapping/), its tests and
+                                       # the wheel test's fresh virtual environments
   libvtk9-dev xvfb xauth              # optional: the VTK rendering example (examples/vtk) and a virtual X server
                                       # for it (Debian's VTK renders through X only); ~1 min and ~800 MB
 )

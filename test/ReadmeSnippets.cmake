@@ -16,15 +16,16 @@
 #   holding the inputs, with "build/bin/" standing for this build's bin folder.
 #   A line "... > FILE" must write a non-empty FILE (an .xml one: a Slicer
 #   <executable>); any other line is "<program> [options] <input> <output>" and
-#   its output must have a PSNR at least 3 dB above its input's (the lines with
-#   default options, lambda 8, smooth this phantom more than is best for it:
-#   +3.5 dB, where lambda 12 gives +6.4 dB), unless the block has its own check
+#   its output must have a PSNR at least 3 dB above its input's (lambda 12 gives
+#   +6.4 dB; the lines with default options choose lambda from the noise), unless
+#   the block has its own check
 #   readme_sh_<name>_check below (a gpurTestData command with INPUT and OUTPUT
 #   standing for the line's last two words).
 # Inputs (the fixture readme-inputs): noisy.nrrd and in.mha, a 48^3 Shepp-Logan
 # phantom in [0, 1] with unit spacing plus noise of sigma 0.1 (PSNR 20 dB),
 # truth.mha, the phantom without noise, and variance.nrrd, their noise variance
-# (0.01 everywhere, for --variance); rhs.nrrd, the right-hand side f of a Poisson
+# (0.01 everywhere, for --variance); ct_hu.nrrd and truth_hu.mha, the same phantom in
+# Hounsfield units (2000 v - 1000) at 0.7 mm with noise of 25 HU, and without; rhs.nrrd, the right-hand side f of a Poisson
 # problem on a 47 x 40 x 24 grid (spacing 1 x 1.5 x 2.5, an oblique direction) with
 # Dirichlet, Neumann, Dirichlet boundaries, and exact.mha, its solution u.
 file(GLOB gpur_guides LIST_DIRECTORIES false "${PROJECT_SOURCE_DIR}/docs/*.md")
@@ -56,11 +57,18 @@ set(readme_cxx_statistical_tvgd_check "psnr-gain|noisy.nrrd|tvgd.mha|truth.mha|3
 # below it (33 slices), 20 iterations, and a better PSNR.
 set(readme_cxx_tv_streaming_stdout "^last slab solved on \\[48, 48, 33\\], 20 iterations$")
 set(readme_cxx_tv_streaming_check "psnr-gain|in.mha|denoised.mha|truth.mha|5")
+# tv_hu (docs/total-variation.md): the defaults on the phantom in HU (25 HU of noise, 0.7 mm): lambda from
+# the estimated noise (about 25 HU) on converged solves, and a better PSNR (measured +7.3 dB).
+set(readme_cxx_tv_hu_stdout "^lambda 0\\.[0-9]+ for sigma 2[3-7][0-9.]* \\(estimated\\), [2-9] solves, converged: yes$")
+set(readme_cxx_tv_hu_check "psnr-gain|ct_hu.nrrd|ct_denoised.mha|truth_hu.mha|5")
 # poisson_filter: the solution of rhs.nrrd within the discretisation error of exact.mha
 # (measured 6.9e-4 of its range) and on its grid, with its checked residual printed.
 set(readme_cxx_poisson_filter_stdout
   "^(CPU|OpenCL: .+): plan [0-9.e-]+ s, solve [0-9.e-]+ s, relative residual [0-9.e+-]+ <= [0-9.e+-]+$")
 set(readme_cxx_poisson_filter_check "compare|u.mha|exact.mha|rhs.nrrd|1e-6|1.5e-3")
+# cli_hu (docs/total-variation.md): the phantom in HU, against its truth (measured +7.3 dB with the
+# automatic lambda, +4.7 dB with the fixed 1/(sigma h) = 0.06, which smooths this sharp phantom too little).
+set(readme_sh_cli_hu_check "psnr-gain|INPUT|OUTPUT|truth_hu.mha|4")
 # Shell blocks whose lines are not denoising: the check of each solving line (see above).
 # cli_poisson: as poisson_filter (NIfTI stores the geometry in single precision).
 set(readme_sh_cli_poisson_check "compare|OUTPUT|exact.mha|INPUT|1e-4|1.5e-3")
@@ -128,6 +136,10 @@ add_test(NAME readme-inputs-variance
     "${readme_dir}/inputs/variance.nrrd")
 set_tests_properties(readme-inputs-variance PROPERTIES DEPENDS readme-inputs FIXTURES_SETUP ReadmeInputs
   LABELS readme)
+add_test(NAME readme-inputs-hounsfield
+  COMMAND $<TARGET_FILE:gpurTestData> hu-phantom 48 25 0.7 7 "${readme_dir}/inputs/truth_hu.mha"
+    "${readme_dir}/inputs/ct_hu.nrrd")
+set_tests_properties(readme-inputs-hounsfield PROPERTIES FIXTURES_SETUP ReadmeInputs LABELS readme)
 add_test(NAME readme-inputs-poisson
   COMMAND $<TARGET_FILE:gpurTestData> poisson dirichlet,neumann,dirichlet 0 47,40,24 1,1.5,2.5
     "${readme_dir}/inputs/rhs.nrrd" "${readme_dir}/inputs/exact.mha")

@@ -6,6 +6,9 @@
 //   gpurTestData phantom <size> <sigma> <seed> <truth-file> <noisy-file>...
 //       A size^3 Shepp-Logan phantom (values in [0, 1], unit spacing) and the same
 //       phantom plus N(0, sigma^2) noise, written to each <noisy-file>.
+//   gpurTestData hu-phantom <size> <sigma-HU> <spacing-mm> <seed> <truth-file> <noisy-file>...
+//       The same phantom in Hounsfield units, 2000 v - 1000 (air -1000, bone +1000),
+//       with noise sigma in HU and an isotropic spacing, e.g. 25 HU at 0.7 mm.
 //   gpurTestData dicom-series <folder>
 //       A 24 x 20 x 6 int16 CT-like volume (spacing 0.7 x 0.8 x 2.5 mm, an oblique
 //       direction) written as a DICOM series <folder>/series/slice00k.dcm and as
@@ -86,30 +89,67 @@ CopyPixels(const std::vector<float> & values, TImage * image)
   std::copy(values.begin(), values.end(), image->GetBufferPointer());
 }
 
+/**
+ * The size^3 Shepp-Logan phantom mapped to a + b v (v in [0, 1]), with noise sigma
+ * (in the mapped units) and the given spacing: the truth to files[0], the noisy copy
+ * to every other file.
+ */
 int
-Phantom(const std::vector<std::string> & args)
+WritePhantom(std::size_t n,
+             double offset,
+             double scale,
+             double sigma,
+             double spacing,
+             std::uint64_t seed,
+             const std::vector<std::string> & files)
 {
-  if (args.size() < 5)
-    throw std::invalid_argument("phantom <size> <sigma> <seed> <truth-file> <noisy-file>...");
-  const auto n = static_cast<std::size_t>(std::stoul(args[0]));
-  const double sigma = ToDouble(args[1]);
-  const auto seed = static_cast<std::uint64_t>(std::stoull(args[2]));
-  const auto truth = gpur::SheppLoganPhantom(gpur::MakeGrid3D(n, n, n));
+  auto truth = gpur::SheppLoganPhantom(gpur::MakeGrid3D(n, n, n));
+  for (float & v : truth)
+    v = static_cast<float>(offset + scale * v);
   const auto noisy = gpur::AddGaussianNoise(truth, sigma, seed);
 
   auto image = FloatImage::New();
   FloatImage::SizeType size;
   size.Fill(n);
   image->SetRegions(size);
+  image->SetSpacing(spacing);
   image->Allocate();
   CopyPixels(truth, image.GetPointer());
-  itk::WriteImage(image, args[3]);
+  itk::WriteImage(image, files[0]);
   CopyPixels(noisy, image.GetPointer());
-  for (std::size_t i = 4; i < args.size(); ++i)
-    itk::WriteImage(image, args[i]);
+  for (std::size_t i = 1; i < files.size(); ++i)
+    itk::WriteImage(image, files[i]);
   std::cout << "phantom " << n << "^3, sigma " << sigma << ": PSNR of the noisy copy "
-            << gpur::PeakSignalToNoiseRatio(noisy.data(), truth.data(), truth.size(), 1.0) << " dB\n";
+            << gpur::PeakSignalToNoiseRatio(noisy.data(), truth.data(), truth.size(), scale) << " dB\n";
   return EXIT_SUCCESS;
+}
+
+int
+Phantom(const std::vector<std::string> & args)
+{
+  if (args.size() < 5)
+    throw std::invalid_argument("phantom <size> <sigma> <seed> <truth-file> <noisy-file>...");
+  return WritePhantom(static_cast<std::size_t>(std::stoul(args[0])),
+                      0.0,
+                      1.0,
+                      ToDouble(args[1]),
+                      1.0,
+                      static_cast<std::uint64_t>(std::stoull(args[2])),
+                      std::vector<std::string>(args.begin() + 3, args.end()));
+}
+
+int
+HounsfieldPhantom(const std::vector<std::string> & args)
+{
+  if (args.size() < 6)
+    throw std::invalid_argument("hu-phantom <size> <sigma-HU> <spacing-mm> <seed> <truth-file> <noisy-file>...");
+  return WritePhantom(static_cast<std::size_t>(std::stoul(args[0])),
+                      -1000.0,
+                      2000.0,
+                      ToDouble(args[1]),
+                      ToDouble(args[2]),
+                      static_cast<std::uint64_t>(std::stoull(args[3])),
+                      std::vector<std::string>(args.begin() + 4, args.end()));
 }
 
 /** The largest coordinate difference of the geometries of a and b (spacing, origin, direction). */
@@ -411,6 +451,8 @@ main(int argc, char * argv[])
   const std::string command = argc > 1 ? argv[1] : "";
   try
   {
+    if (command == "hu-phantom")
+      return HounsfieldPhantom(args);
     if (command == "phantom")
       return Phantom(args);
     if (command == "dicom-series")
@@ -425,7 +467,8 @@ main(int argc, char * argv[])
       return Poisson(args);
     if (command == "bad-inputs")
       return gpur::testdata::BadInputs(args);
-    std::cerr << "usage: gpurTestData phantom|dicom-series|compare|psnr-gain|variance|poisson|bad-inputs ... (see the "
+    std::cerr << "usage: gpurTestData phantom|hu-phantom|dicom-series|compare|psnr-gain|variance|poisson|bad-inputs "
+                 "... (see the "
                  "source's header)\n";
   }
   catch (const std::exception & e)

@@ -53,7 +53,7 @@ function(cli_bad_input tool case message)
 endfunction()
 
 # Options that make each tool quick on the 64^3 phantom (the disk-full cases compute first).
-set(cli_bad_options_tv --backend cpu --iterations 2)
+set(cli_bad_options_tv --backend cpu --lambda 8 --iterations 2)
 set(cli_bad_options_stv --backend cpu --lambda 5 --iterations 2)
 set(cli_bad_options_poisson --backend cpu)
 set(q "'[^']*") # a quoted path, up to the file name
@@ -113,7 +113,7 @@ cli_bad_input(tv kernel-dir "ITKGPUR_KERNEL_DIR is set to ${q}no-such-kernel-fol
 set_property(TEST itkgpurestoration-tv-badinput-kernel-dir APPEND PROPERTY ENVIRONMENT
   "ITKGPUR_KERNEL_DIR=${cli_bad_dir}/no-such-kernel-folder")
 add_test(NAME itkgpurestoration-tv-badinput-kernel-file
-  COMMAND $<TARGET_FILE:itkgpurestoration-tv> --backend opencl --iterations 2 --quiet "${cli_bad_dir}/good.mha"
+  COMMAND $<TARGET_FILE:itkgpurestoration-tv> --backend opencl --lambda 8 --iterations 2 --quiet "${cli_bad_dir}/good.mha"
     "${cli_bad_dir}/kernel-file.mha")
 set_tests_properties(itkgpurestoration-tv-badinput-kernel-file PROPERTIES FIXTURES_REQUIRED CliBadInputData
   ENVIRONMENT "ITKGPUR_KERNEL_DIR=${cli_bad_kernels}" LABELS "badinput;cli"
@@ -143,11 +143,11 @@ if(Python3_Interpreter_FOUND)
     set(cli_bad_cases ${count} PARENT_SCOPE)
   endfunction()
   set(large "${cli_bad_dir}/large.mha")
-  cli_interrupt(tv INT compute out.mha --backend cpu --iterations 100000 --tolerance 0 "${cli_bad_dir}/good.mha")
-  cli_interrupt(tv TERM compute out.mha --backend cpu --iterations 100000 --tolerance 0 "${cli_bad_dir}/good.mha")
-  cli_interrupt(tv INT write out.nii.gz --backend cpu --iterations 1 --quiet "${large}")
-  cli_interrupt(tv TERM write out.mha --backend cpu --iterations 1 --quiet "${large}")
-  cli_interrupt(tv HUP write out.mhd --backend cpu --iterations 1 --quiet "${large}")
+  cli_interrupt(tv INT compute out.mha --backend cpu --lambda 8 --iterations 100000 --tolerance 0 "${cli_bad_dir}/good.mha")
+  cli_interrupt(tv TERM compute out.mha --backend cpu --lambda 8 --iterations 100000 --tolerance 0 "${cli_bad_dir}/good.mha")
+  cli_interrupt(tv INT write out.nii.gz --backend cpu --lambda 8 --iterations 1 --quiet "${large}")
+  cli_interrupt(tv TERM write out.mha --backend cpu --lambda 8 --iterations 1 --quiet "${large}")
+  cli_interrupt(tv HUP write out.mhd --backend cpu --lambda 8 --iterations 1 --quiet "${large}")
   cli_interrupt(stv TERM write out.nii.gz --backend cpu --lambda 5 --iterations 1 --quiet "${large}")
   cli_interrupt(poisson INT write out.nii.gz --backend cpu --quiet "${large}")
 else()

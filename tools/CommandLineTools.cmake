@@ -65,8 +65,13 @@ function(cli_tv_expect_failure name message output_name)
   set_tests_properties(itkgpurestoration-tv-fails-${name} PROPERTIES LABELS "cli")
 endfunction()
 
-cli_tv_expect_failure(bad-lambda "--lambda needs a positive finite number" out.nrrd --lambda -1 "${cli_tv_input}" OUT)
-cli_tv_expect_failure(nan-lambda "--lambda needs a positive finite number" out.nrrd --lambda nan "${cli_tv_input}" OUT)
+# (--lambda 0 is the automatic lambda.)
+cli_tv_expect_failure(bad-lambda "--lambda needs a finite number >= 0" out.nrrd --lambda -1 "${cli_tv_input}" OUT)
+cli_tv_expect_failure(nan-lambda "--lambda needs a finite number >= 0" out.nrrd --lambda nan "${cli_tv_input}" OUT)
+cli_tv_expect_failure(bad-sigma "--sigma needs a finite number >= 0" out.nrrd --sigma -3 "${cli_tv_input}" OUT)
+# The automatic lambda needs converged solves.
+cli_tv_expect_failure(automatic-without-tolerance "automatic lambda needs converged solves" out.nrrd --tolerance 0
+  "${cli_tv_input}" OUT)
 cli_tv_expect_failure(bad-algorithm "--algorithm must be one of" out.nrrd --algorithm fast "${cli_tv_input}" OUT)
 cli_tv_expect_failure(zero-iterations "--iterations needs an integer in" out.nrrd --iterations 0 "${cli_tv_input}" OUT)
 cli_tv_expect_failure(unknown-option "unknown option '--lamda'" out.nrrd --lamda 5 "${cli_tv_input}" OUT)
@@ -76,7 +81,7 @@ cli_tv_expect_failure(missing-input "does not exist" out.nrrd "${cli_tv_dir}/no-
 cli_tv_expect_failure(huge-lambda "lambda = 1e\\+40 is outside the range a float solve represents" out.nrrd
   --lambda 1e40 "${cli_tv_input}" OUT)
 cli_tv_expect_failure(tiny-tolerance "the gap tolerance 1e-09 is below what float32 arithmetic reaches" out.nrrd
-  --tolerance 1e-9 "${cli_tv_input}" OUT)
+  --lambda 8 --tolerance 1e-9 "${cli_tv_input}" OUT)
 # An output folder that does not exist: refused before denoising, nothing left behind.
 cli_tv_expect_failure(unwritable-output "the folder of the output '.*no-such-directory/out.nrrd' does not exist" no-such-directory/out.nrrd
   --backend cpu --iterations 5 "${cli_tv_input}" OUT)
@@ -85,7 +90,7 @@ cli_tv_expect_failure(unwritable-output "the folder of the output '.*no-such-dir
 # (also with --quiet).
 add_test(NAME itkgpurestoration-tv-warns-not-converged
   COMMAND ${CMAKE_COMMAND} "-DTOOL=$<TARGET_FILE:itkgpurestoration-tv>"
-    "-DARGS=--iterations|5|--quiet|${cli_tv_input}|${cli_tv_dir}/not-converged.nrrd"
+    "-DARGS=--lambda|8|--iterations|5|--quiet|${cli_tv_input}|${cli_tv_dir}/not-converged.nrrd"
     "-DOUTPUT=${cli_tv_dir}/not-converged.nrrd"
     "-DMESSAGE=TV denoising did not converge: the relative primal-dual gap is [0-9.e+-]+ > the tolerance 0.0001 after 5 iterations"
     -P "${CMAKE_CURRENT_SOURCE_DIR}/ExpectWarning.cmake")
@@ -128,7 +133,7 @@ set_tests_properties(itkgpurestoration-tv-dicom-data itkgpurestoration-tv-dicom-
 # in-memory result (OpenCL, which the test machines have through PoCL: the limit is a device budget).
 set(cli_stream_dir "${cli_tv_dir}/stream")
 file(MAKE_DIRECTORY "${cli_stream_dir}")
-set(cli_stream_options --iterations 12 --tolerance 0 --backend opencl)
+set(cli_stream_options --lambda 8 --iterations 12 --tolerance 0 --backend opencl)
 add_test(NAME itkgpurestoration-tv-stream-data
   COMMAND $<TARGET_FILE:gpurTestData> phantom 96 0.1 3 "${cli_stream_dir}/truth.mha" "${cli_stream_dir}/noisy.mha")
 add_test(NAME itkgpurestoration-tv-stream-run-limited
@@ -148,6 +153,41 @@ set_tests_properties(itkgpurestoration-tv-stream-run-limited itkgpurestoration-t
 set_tests_properties(itkgpurestoration-tv-stream-equal PROPERTIES FIXTURES_REQUIRED "CliStreamData;CliStreamRuns")
 set_tests_properties(itkgpurestoration-tv-stream-data itkgpurestoration-tv-stream-run-limited
   itkgpurestoration-tv-stream-run-in-memory itkgpurestoration-tv-stream-equal PROPERTIES LABELS "cli;stream")
+
+# (4c) The defaults denoise whatever the units: the 48^3 phantom in HU (2000 v - 1000, noise 25 HU,
+# 0.7 mm voxels) and in [0, 1] (noise 0.1, unit spacing), no options: lambda chosen from the estimated
+# noise by the discrepancy principle on converged solves (the summary line says so), and the PSNR gain
+# of the output (gpurTestData psnr-gain; measured +7.3 dB in HU, +8.3 dB in [0, 1]).
+set(cli_default_dir "${cli_tv_dir}/defaults")
+file(MAKE_DIRECTORY "${cli_default_dir}")
+add_test(NAME itkgpurestoration-tv-defaults-data-hu
+  COMMAND $<TARGET_FILE:gpurTestData> hu-phantom 48 25 0.7 5 "${cli_default_dir}/truth-hu.mha"
+    "${cli_default_dir}/noisy-hu.mha")
+add_test(NAME itkgpurestoration-tv-defaults-data-unit
+  COMMAND $<TARGET_FILE:gpurTestData> phantom 48 0.1 5 "${cli_default_dir}/truth-unit.mha"
+    "${cli_default_dir}/noisy-unit.mha")
+set_tests_properties(itkgpurestoration-tv-defaults-data-hu itkgpurestoration-tv-defaults-data-unit PROPERTIES
+  FIXTURES_SETUP CliDefaultsData)
+foreach(units hu unit)
+  add_test(NAME itkgpurestoration-tv-defaults-run-${units}
+    COMMAND $<TARGET_FILE:itkgpurestoration-tv> --backend cpu "${cli_default_dir}/noisy-${units}.mha"
+      "${cli_default_dir}/denoised-${units}.mha")
+  add_test(NAME itkgpurestoration-tv-defaults-${units}
+    COMMAND $<TARGET_FILE:gpurTestData> psnr-gain "${cli_default_dir}/noisy-${units}.mha"
+      "${cli_default_dir}/denoised-${units}.mha" "${cli_default_dir}/truth-${units}.mha" 6)
+  set_tests_properties(itkgpurestoration-tv-defaults-run-${units} PROPERTIES FIXTURES_REQUIRED CliDefaultsData
+    FIXTURES_SETUP CliDefaultsRun-${units})
+  set_tests_properties(itkgpurestoration-tv-defaults-${units} PROPERTIES
+    FIXTURES_REQUIRED "CliDefaultsData;CliDefaultsRun-${units}")
+endforeach()
+set_tests_properties(itkgpurestoration-tv-defaults-run-hu PROPERTIES PASS_REGULAR_EXPRESSION
+  "lambda 0\\.0[0-9]+ \\(automatic: noise sigma 2[3-7][0-9.]* estimated, discrepancy target 0\\.[89][0-9]* calibrated, [2-9] converged solves")
+set_tests_properties(itkgpurestoration-tv-defaults-run-unit PROPERTIES PASS_REGULAR_EXPRESSION
+  "lambda [0-9.]+ \\(automatic: noise sigma (0\\.09|0\\.1)[0-9]* estimated, discrepancy target 0\\.[89][0-9]* calibrated")
+set_tests_properties(itkgpurestoration-tv-defaults-data-hu itkgpurestoration-tv-defaults-data-unit
+  itkgpurestoration-tv-defaults-run-hu
+  itkgpurestoration-tv-defaults-run-unit itkgpurestoration-tv-defaults-hu itkgpurestoration-tv-defaults-unit
+  PROPERTIES LABELS "cli;tv")
 
 # (5) itkgpurestoration-stv on a 32^3 Shepp-Logan phantom with noise sigma 0.1 and
 # its variance file (0.01 everywhere): each method must raise the PSNR by the

@@ -26,9 +26,12 @@
 #include "itkProcessObject.h"
 #include "itksys/SystemTools.hxx"
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <iomanip>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -166,6 +169,28 @@ StreamNote(const TFilter * filter)
 {
   const auto regions = filter->GetStreamRegions();
   return regions > 0 ? ", streamed through host memory in " + std::to_string(regions) + " z-regions" : std::string();
+}
+
+/**
+ * " (automatic: <noise>discrepancy target T[ calibrated], N converged solves, largest gap G)" for the
+ * summary line of a TV filter whose lambda the discrepancy principle chose (noise: what the tool says
+ * about the noise level, e.g. "noise sigma 25 estimated, "; factorGiven: the target was given, not
+ * calibrated), or "" for a fixed lambda.
+ */
+template<typename TFilter>
+std::string
+AutomaticLambdaNote(const TFilter * filter, const std::string & noise, bool factorGiven)
+{
+  if (filter->GetDiscrepancyTarget() == 0.0)
+    return std::string();
+  double worstGap = 0.0;
+  for (const auto & solve : filter->GetLambdaHistory())
+    worstGap = std::max(worstGap, solve.relativeGap);
+  std::ostringstream note;
+  note << std::setprecision(3) << " (automatic: " << noise << "discrepancy target " << filter->GetDiscrepancyTarget()
+       << (factorGiven ? "" : " calibrated") << ", " << filter->GetNumberOfLambdaSolves()
+       << " converged solves, largest gap " << worstGap << ")";
+  return note.str();
 }
 
 /** reader->Update() through ReadPixels (what: the input's name); returns the image read. */

@@ -21,7 +21,6 @@
 
 #include "itkImage.h"
 
-#include <algorithm>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -235,17 +234,9 @@ Denoise(const Options & o)
     }
     else
     {
-      line << "lambda " << filter->GetLambdaUsed();
-      if (filter->GetAutomaticLambda())
-      {
-        double worstGap = 0.0;
-        for (const auto & solve : filter->GetLambdaHistory())
-          worstGap = std::max(worstGap, solve.relativeGap);
-        line << " (automatic: discrepancy target " << std::setprecision(3) << filter->GetDiscrepancyTarget()
-             << (o.discrepancy > 0.0 ? "" : " calibrated") << ", " << filter->GetNumberOfLambdaSolves()
-             << " converged solves, largest gap " << worstGap << ")";
-      }
-      line << ", " << filter->GetNumberOfIterations() << " iterations"
+      line << "lambda " << filter->GetLambdaUsed()
+           << gpur::cli::AutomaticLambdaNote(filter.GetPointer(), "", o.discrepancy > 0.0) << ", "
+           << filter->GetNumberOfIterations() << " iterations"
            << (filter->GetConverged() ? "" : " (NOT converged: raise --iterations)");
     }
     if (filter->GetDiscrepancy() > 0.0)

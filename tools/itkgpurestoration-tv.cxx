@@ -14,6 +14,10 @@
 // --xml prints the 3D Slicer Execution Model description, so Slicer can load
 // this program as a CLI module. Run with --help for the options.
 //
+// Without --lambda (or with --lambda 0) lambda is chosen by the discrepancy
+// principle from the noise level: --sigma, or estimated from the input; the
+// summary line gives the lambda chosen, the noise sigma and the solves.
+//
 // Errors (unreadable, truncated or corrupt input, RGB or vector pixels, a bad
 // option value, NaN/Inf pixels, a failed write, ...) exit with 1 and one line
 // on stderr. A run that ends without meeting --tolerance (the --iterations
@@ -45,7 +49,9 @@ constexpr const char * kProgram = "itkgpurestoration-tv";
 /** The tool's settings; backend, device, quiet, xml and the file names are every tool's. */
 struct Options : gpur::cli::ToolOptions
 {
-  double lambda = 8.0;
+  double lambda = 0.0;      // automatic
+  double sigma = 0.0;       // estimated
+  double discrepancy = 0.0; // calibrated
   std::string algorithm = "accelerated";
   unsigned iterations = gpur::TVParameters().maxIterations;
   double tolerance = 1e-4;
@@ -56,17 +62,32 @@ void
 DeclareOptions(gpur::cli::Parser & parser, Options & o)
 {
   using gpur::cli::ParseNonNegativeDouble;
-  using gpur::cli::ParsePositiveDouble;
   auto & lambda =
     parser.AddDouble("--lambda",
                      "L",
-                     "Fidelity weight lambda > 0 of the ROF model; larger keeps more of the input. Units "
-                     "1/(intensity * length): for intensities in [0, 1], unit spacing and noise sigma 0.1, "
-                     "10-15 is a good start.",
+                     "Fidelity weight lambda of the ROF model; larger keeps more of the input. 0 chooses it by the "
+                     "discrepancy principle, mean (u - f)^2 = F sigma^2, from the noise sigma (--sigma, or estimated). "
+                     "Units 1/(intensity * length): lambda * sigma * spacing is what matters, about 1 (10 for sigma "
+                     "0.1 at unit spacing, 0.057 for sigma 25 HU at 0.7 mm).",
                      o.lambda,
-                     ParsePositiveDouble);
-  lambda.label = "Lambda (fidelity weight)";
-  lambda.constraints = gpur::cli::Constraints{ 0.001, 1000.0, 0.5 };
+                     ParseNonNegativeDouble);
+  lambda.label = "Lambda (0: automatic)";
+  lambda.constraints = gpur::cli::Constraints{ 0.0, 1000.0, 0.5 };
+  auto & sigma = parser.AddDouble("--sigma",
+                                  "S",
+                                  "Noise standard deviation in the image's intensity units, for the automatic "
+                                  "lambda; 0 estimates it from the input.",
+                                  o.sigma,
+                                  ParseNonNegativeDouble);
+  sigma.label = "Noise sigma (0: estimated)";
+  parser
+    .AddDouble("--discrepancy",
+               "F",
+               "Target F of mean (u - f)^2 / sigma^2 for the automatic lambda; 0 calibrates it from the noise's "
+               "spectrum (0.9 for white noise, about 0.7 for CT).",
+               o.discrepancy,
+               ParseNonNegativeDouble)
+    .label = "Discrepancy factor (0: calibrated)";
   auto & algorithm = parser.AddChoice("--algorithm",
                                       "Solver: cp (Chambolle-Pock, constant steps), accelerated (Chambolle-Pock "
                                       "2011 Alg. 2, O(1/k^2)) or pdu (Zhu-Chan/Knoll schedule).",
@@ -94,7 +115,9 @@ SlicerDescription()
   module.category = "Filtering.Denoising";
   module.title = "GPU Total Variation Denoising";
   module.description = "Total-variation (ROF) denoising, min_u (lambda/2)|u - f|^2 + TV(u), of a 2D or 3D image on an "
-                       "OpenCL device (GPU, or the CPU through PoCL) or the multithreaded CPU backend. The gradient is "
+                       "OpenCL device (GPU, or the CPU through PoCL) or the multithreaded CPU backend. Lambda 0 (the "
+                       "default) chooses lambda from the noise level (given, or estimated from the image) by the "
+                       "discrepancy principle, whatever the intensity unit (e.g. HU) and voxel size. The gradient is "
                        "divided by the voxel spacing, so anisotropic voxels are handled correctly.";
   module.groups = { { "Total variation", "Model and solver parameters." }, { "Execution", "Where the filter runs." } };
   module.images = { { "inputVolume", "Input volume", "input", "Noisy image (2D or 3D, read as float)." },
@@ -113,6 +136,8 @@ Denoise(const Options & o)
   auto filter = FilterType::New();
   filter->SetInput(input);
   filter->SetLambda(o.lambda);
+  filter->SetNoiseSigma(o.sigma);
+  filter->SetDiscrepancyFactor(o.discrepancy);
   filter->SetAlgorithm(
     itk::GPURestoration::FromEngine<typename FilterType::AlgorithmEnum>(gpur::ParseTVAlgorithm(o.algorithm)));
   filter->SetMaximumNumberOfIterations(o.iterations);
@@ -124,8 +149,15 @@ Denoise(const Options & o)
   if (!o.quiet)
   {
     std::ostringstream line;
-    line << kProgram << ": " << filter->GetBackendUsed() << " (" << filter->GetBackendReason() << "), "
-         << filter->GetNumberOfIterations() << " iterations" << (filter->GetConverged() ? " (converged)" : "")
+    std::ostringstream noise;
+    noise << std::setprecision(3) << "noise sigma " << filter->GetNoiseSigmaUsed()
+          << (filter->GetNoiseSigmaEstimated() ? " estimated" : " given") << ", ";
+    line << kProgram << ": " << filter->GetBackendUsed() << " (" << filter->GetBackendReason() << "), lambda "
+         << filter->GetLambdaUsed()
+         << gpur::cli::AutomaticLambdaNote(filter.GetPointer(), noise.str(), o.discrepancy > 0.0);
+    if (filter->GetDiscrepancy() > 0.0)
+      line << ", discrepancy " << std::setprecision(4) << filter->GetDiscrepancy() << std::setprecision(6);
+    line << ", " << filter->GetNumberOfIterations() << " iterations" << (filter->GetConverged() ? " (converged)" : "")
          << ", relative gap " << std::scientific << std::setprecision(2) << filter->GetRelativeGap() << std::fixed
          << std::setprecision(3) << ", " << filter->GetElapsedSeconds() << " s solve (" << wall << " s with setup)"
          << gpur::cli::StreamNote(filter.GetPointer()) << ", wrote " << o.output;

@@ -11,8 +11,9 @@ checked: ``u`` a denoised array, ``img`` a denoised SimpleITK image with the
 metadata of the ``image`` it read, ``report`` the solver's report (for gradient
 descent: the target reached at discrepancy 1 +- 0.1); a block that makes its own
 data names the noise-free image ``clean`` and the noisy one ``noisy``. The
-``poisson`` and ``separable`` blocks solve rather than denoise: the
-``check_readme_snippet`` of test_poisson.py and test_separable.py check what they assign.
+``poisson`` and ``separable`` blocks solve rather than denoise, and the ``tv_hu`` block
+denoises CT in HU, whose FBP error bounds the PSNR gain: the ``check_readme_snippet`` of
+test_poisson.py, test_separable.py and test_noise_level.py check what they assign.
 """
 
 import re
@@ -24,6 +25,7 @@ import pytest
 import itkgpurestoration as igr
 from conftest import phantom, psnr
 from test_poisson import check_readme_snippet as check_poisson_snippet
+from test_noise_level import check_readme_snippet as check_hounsfield_snippet
 from test_separable import check_readme_snippet as check_separable_snippet
 
 REPOSITORY = Path(__file__).resolve().parents[2]
@@ -79,6 +81,9 @@ def test_readme_python_block(readme, name, code, inputs):
         return
     if name == "separable":
         check_separable_snippet(namespace)
+        return
+    if name == "tv_hu":
+        check_hounsfield_snippet(namespace)
         return
     if "clean" in namespace:  # the block made its own data
         truth, noisy = namespace["clean"], namespace["noisy"]

@@ -17,6 +17,7 @@
 #include "gpurNoiseEstimation.h"
 #include "gpurTVDenoiser.h"
 #include "gpurTVGradientDescent.h"
+#include "gpurTVNoiseLevel.h"
 
 namespace gpur
 {
@@ -67,36 +68,8 @@ struct StatisticalTVParameters
   Validate() const;
 };
 
-/**
- * The discrepancy factor of the automatic lambda for noise whose high-pass
- * residual has gain G (NoiseEstimationReport::residualGain; 1 for white noise):
- * 0.9 min(G, 1)^0.35.
- *
- * Why not 1: the discrepancy principle over-smooths TV. At the lambda of the
- * best PSNR the residual is smaller than the noise, because TV leaves in u the
- * noise it cannot tell from structure, its low-frequency part; how much depends
- * on where the noise's power lies, which G measures (the high-pass's share of
- * it against white noise). Measured discrepancies at the PSNR-best lambda:
- * 0.87-0.92 for white noise (machined part and Shepp-Logan, 64^3), 0.68-0.77
- * for Ram-Lak FBP with the variance weights (G 0.4-0.5; 64^3 and 96^3, 2000 to
- * 20000 photons), 0.13-0.27 for a Hann window (G 0.05). With this factor the
- * automatic lambda's PSNR is within 0.015 dB of the best lambda's on those
- * scans with the variance weights (given or estimated variance), within
- * 0.06 dB without weights and for white noise; with factor 1 it lost 0.05-1.1 dB
- * (the numbers: docs/statistical-tv.md).
- */
-double
-CalibratedDiscrepancyFactor(double residualGain);
-
 /** One TV solve of a run: its lambda, the discrepancy of its result, and how it converged. */
-struct StatisticalTVSolve
-{
-  double lambda = 0.0;      ///< the fidelity weight of this solve
-  double discrepancy = 0.0; ///< sum (u - f)^2 / var / N
-  unsigned iterations = 0;  ///< iterations run
-  double relativeGap = 0.0; ///< |(P - D)/P| at the end
-  bool converged = false;   ///< the gap tolerance was reached
-};
+using StatisticalTVSolve = DiscrepancySolve;
 
 /** What a statistical TV run did. */
 struct StatisticalTVReport
@@ -120,8 +93,8 @@ struct StatisticalTVReport
 
 /**
  * Denoises f into u. variance: per-voxel noise variance (finite, > 0), or null
- * to estimate it with EstimateNoiseVariance. The callback sees each solve's
- * iterations (it restarts for every lambda of the automatic search).
+ * to estimate it with EstimateNoiseVariance. The callback sees one progress
+ * range over the solves of the automatic search.
  *
  * Scale covariance: the TV solves are scale-covariant (gpurTVDenoiser.h) and
  * the discrepancy sum (u - f)^2 / var is scale-free, so f -> c f,
@@ -130,10 +103,11 @@ struct StatisticalTVReport
  *
  * The automatic lambda solves sum (u - f)^2 / var = discrepancyFactor * N for
  * lambda on converged solves (the factor calibrated when it is 0, which
- * costs one run of EstimateNoiseVariance when the variance is given; a solve
- * that stops at tv.maxIterations runs again with 4 times as many): it starts at 1 / (RMS sigma * mean spacing),
- * brackets the target by factors of 4 and narrows it by regula falsi on
- * (log lambda, log discrepancy).
+ * costs one run of EstimateNoiseVariance when the variance is given) by the
+ * search that plain TV shares, gpur::SearchDiscrepancyLambda: it starts at
+ * NoiseBalancedLambda(RMS sigma), 1 / (RMS sigma * mean spacing), brackets the
+ * target by factors of 4 and narrows it by regula falsi on (log lambda, log
+ * discrepancy); a solve that stops at tv.maxIterations runs again with 4 times as many.
  *
  * Memory besides the solver's: the weights (one volume), and the estimated
  * variance when none is given.

@@ -59,16 +59,17 @@ struct EngineEnum<StatisticalTVImageFilterEnums::StepUnit>
  * image itself (gpur::EstimateNoiseVariance, right for the correlated noise of
  * CT reconstructions too). Noisier voxels are smoothed more.
  *
- * SetAutomaticLambda(true) chooses lambda by the discrepancy principle:
- * sum (u - f)^2 / var = DiscrepancyFactor * N on converged solves, so a user
- * with a known or estimated noise level sets no lambda at all (Lambda is then
- * not used). DiscrepancyFactor 0 (the default) calibrates the factor from the
- * noise's spectrum (gpur::CalibratedDiscrepancyFactor: 0.9 for white noise,
- * about 0.7 for a Ram-Lak FBP), which puts the result within a few hundredths
- * of a dB of the PSNR-best lambda on the tested CT scans. A factor that no
- * lambda reaches (at or above GetMaximumDiscrepancy()) throws, naming the
- * reachable range. The result scales with the data (image x c, variance x c^2:
- * output x c, lambda / c).
+ * The automatic lambda (Lambda 0, the default since plain TV's default became
+ * automatic too, or SetAutomaticLambda(true) with any Lambda) chooses lambda by
+ * the discrepancy principle: sum (u - f)^2 / var = DiscrepancyFactor * N on
+ * converged solves (the search gpur::SearchDiscrepancyLambda that plain TV
+ * shares), so a user with a known or estimated noise level sets no lambda at
+ * all. A Lambda > 0 without AutomaticLambda is used as given. The noise level
+ * is the variance image (NoiseSigma is plain TV's and refused here). DiscrepancyFactor 0 (the default) calibrates the
+ * factor from the noise's spectrum (gpur::CalibratedDiscrepancyFactor: 0.9 for white noise, about 0.7 for a Ram-Lak
+ * FBP), which puts the result within a few hundredths of a dB of the PSNR-best lambda on the tested CT scans. A factor
+ * that no lambda reaches (at or above GetMaximumDiscrepancy()) throws, naming the reachable range. The result scales
+ * with the data (image x c, variance x c^2: output x c, lambda / c).
  *
  * Everything else is the TotalVariationDenoisingImageFilter's: the algorithm
  * (default: accelerated Chambolle-Pock, which meets the default gap tolerance
@@ -130,20 +131,17 @@ public:
   itkSetMacro(WeightExponent, double);
   itkGetConstMacro(WeightExponent, double);
   /** @ITKEndGrouping */
-  /** Choose lambda by the discrepancy principle. Default off. */
+  /**
+   * Choose lambda by the discrepancy principle whatever Lambda is. Default off;
+   * Lambda 0 (the default) chooses it too. DiscrepancyFactor (the superclass')
+   * is the target of sum (u - f)^2 / var / N for the automatic lambda, and of
+   * ||u - f||^2 / sum(var) for StopAtDiscrepancy; 0: calibrated from the noise
+   * for the automatic lambda (see the class description), 1 for StopAtDiscrepancy.
+   */
   /** @ITKStartGrouping */
   itkSetMacro(AutomaticLambda, bool);
   itkGetConstMacro(AutomaticLambda, bool);
   itkBooleanMacro(AutomaticLambda);
-  /** @ITKEndGrouping */
-  /**
-   * Target of sum (u - f)^2 / var / N for the automatic lambda, and of
-   * ||u - f||^2 / sum(var) for StopAtDiscrepancy. Default 0: calibrated from the
-   * noise for the automatic lambda (see the class description), 1 for StopAtDiscrepancy.
-   */
-  /** @ITKStartGrouping */
-  itkSetMacro(DiscrepancyFactor, double);
-  itkGetConstMacro(DiscrepancyFactor, double);
   /** @ITKEndGrouping */
 
   /** PrimalDual (default), GradientDescent or AdaptiveWeightedGradientDescent. */
@@ -187,43 +185,22 @@ public:
   /** @ITKEndGrouping */
 
   /**
-   * Results of the last update. Primal-dual: LambdaUsed, NumberOfLambdaSolves and
-   * Discrepancy = sum (u - f)^2 / var / N. Gradient descent: LambdaUsed and
-   * NumberOfLambdaSolves are 0, Discrepancy = ||u - f||^2 / sum(var) (0 without a
-   * variance). VarianceEstimated: the variance was estimated from the image (none
-   * was given and the method needed one); MeanVariance: the mean of the variance used. NumberOfIterations,
-   * BackendUsed and Converged (for gradient descent: the target was reached) are the superclass'.
+   * Results of the last update, besides the superclass' (LambdaUsed,
+   * NumberOfLambdaSolves, LambdaHistory, Discrepancy, DiscrepancyTarget,
+   * MaximumDiscrepancy, ResidualGain, NoiseSigmaUsed = sqrt(MeanVariance),
+   * NumberOfIterations, BackendUsed, Converged). Primal-dual: Discrepancy =
+   * sum (u - f)^2 / var / N. Gradient descent: LambdaUsed and
+   * NumberOfLambdaSolves are 0, Discrepancy = ||u - f||^2 / sum(var) (0 without
+   * a variance), Converged means the target was reached. VarianceEstimated: the
+   * variance was estimated from the image (none was given and the method needed
+   * one); MeanVariance: the mean of the variance used.
    */
   /** @ITKStartGrouping */
-  itkGetConstMacro(LambdaUsed, double);
-  itkGetConstMacro(Discrepancy, double);
   itkGetConstMacro(VarianceEstimated, bool);
   itkGetConstMacro(MeanVariance, double);
-  itkGetConstMacro(NumberOfLambdaSolves, unsigned int);
-  /** @ITKEndGrouping */
-  /** The discrepancy factor the automatic lambda met (calibrated when DiscrepancyFactor is 0), and its bound. */
-  /** @ITKStartGrouping */
-  itkGetConstMacro(DiscrepancyTarget, double);
-  itkGetConstMacro(MaximumDiscrepancy, double);
-  /** @ITKEndGrouping */
-  /**
-   * The noise's residual gain behind the calibrated factor and the estimated
-   * variance (1 for white noise, about 0.5 for a Ram-Lak FBP), and whether it
-   * could be measured: when not (too few flat regions), white noise is assumed,
-   * which reads the variance of a CT reconstruction about 2x low.
-   */
-  /** @ITKStartGrouping */
-  itkGetConstMacro(ResidualGain, double);
-  itkGetConstMacro(ResidualGainMeasured, bool);
   /** @ITKEndGrouping */
   /** max(var) / min(var) of the variance used: the weights help where it is large (see docs/statistical-tv.md). */
   itkGetConstMacro(VarianceRange, double);
-  /** Every TV solve of the last update (lambda, discrepancy, iterations, relative gap, converged). */
-  const std::vector<gpur::StatisticalTVSolve> &
-  GetLambdaHistory() const
-  {
-    return m_LambdaHistory;
-  }
   /** ||u - f||_2 of the result. */
   itkGetConstMacro(Residual, double);
   /** Gradient descent: the ||u - f|| target used (0: none), and whether it was reached. */
@@ -245,6 +222,12 @@ protected:
   /** Adds to ITK's physical-space check: the variance image must have the input's size. */
   void
   VerifyInputInformation() ITKv5_CONST override;
+  /** Lambda 0 or AutomaticLambda on. */
+  bool
+  IsLambdaAutomatic() const override
+  {
+    return m_AutomaticLambda || Superclass::IsLambdaAutomatic();
+  }
   gpur::TVReport
   Solve(const RealType * f,
         RealType * u,
@@ -258,7 +241,6 @@ protected:
 private:
   double m_WeightExponent{ 1.0 };
   bool m_AutomaticLambda{ false };
-  double m_DiscrepancyFactor{ 0.0 };
   MethodEnum m_Method{ MethodEnum::PrimalDual };
   double m_StepLength{ 0.004 };
   StepUnitEnum m_StepUnit{ StepUnitEnum::RMS };
@@ -266,17 +248,9 @@ private:
   double m_TargetResidual{ 0.0 };
   bool m_StopAtDiscrepancy{ false };
 
-  double m_LambdaUsed{ 0.0 };
-  double m_Discrepancy{ 0.0 };
   bool m_VarianceEstimated{ false };
   double m_MeanVariance{ 0.0 };
-  unsigned int m_NumberOfLambdaSolves{ 0 };
-  double m_DiscrepancyTarget{ 0.0 };
-  double m_MaximumDiscrepancy{ 0.0 };
-  double m_ResidualGain{ 1.0 };
-  bool m_ResidualGainMeasured{ false };
   double m_VarianceRange{ 0.0 };
-  std::vector<gpur::StatisticalTVSolve> m_LambdaHistory;
   double m_Residual{ 0.0 };
   double m_TargetResidualUsed{ 0.0 };
   bool m_TargetReached{ false };

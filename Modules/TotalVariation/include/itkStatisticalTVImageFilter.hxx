@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <sstream>
+#include <string>
 
 namespace itk
 {
@@ -59,6 +60,12 @@ StatisticalTVImageFilter<TInputImage, TOutputImage>::Solve(const RealType * f,
                                                            const gpur::ExecutionOptions & execution,
                                                            const gpur::ProgressCallback & progress)
 {
+  if (this->GetNoiseSigma() != 0.0)
+  {
+    throw gpur::InvalidArgument("NoiseSigma is " + std::to_string(this->GetNoiseSigma()) +
+                                "; the statistical filter takes the noise level as a variance image "
+                                "(SetNoiseVariance, or estimated when none is given): leave NoiseSigma at 0");
+  }
   std::vector<RealType> converted;
   const VarianceImageType * varianceImage = this->GetNoiseVariance();
   const RealType * variance = varianceImage ? GPURestoration::PixelsAs<RealType>(varianceImage, converted) : nullptr;
@@ -80,20 +87,17 @@ StatisticalTVImageFilter<TInputImage, TOutputImage>::Solve(const RealType * f,
       m_Method == MethodEnum::GradientDescent ? gpur::TVGDVariant::TV : gpur::TVGDVariant::AdaptiveWeightedTV;
     parameters.gd.delta = m_Delta;
     parameters.stopAtDiscrepancy = m_StopAtDiscrepancy;
-    parameters.discrepancyFactor = m_DiscrepancyFactor == 0.0 ? 1.0 : m_DiscrepancyFactor; // 0: the plain principle
+    const double factor = this->GetDiscrepancyFactor();
+    parameters.discrepancyFactor = factor == 0.0 ? 1.0 : factor; // 0: the plain principle
     const gpur::StatisticalTVGDReport report =
       gpur::DenoiseStatisticalTVGD(f, variance, u, grid, parameters, execution, progress);
-    m_LambdaUsed = 0.0;
-    m_NumberOfLambdaSolves = 0;
-    m_Discrepancy = report.discrepancy;
+    gpur::TVNoiseLevelReport noLambda; // gradient descent has no lambda; its discrepancy, noise and gain
+    noLambda.discrepancy = report.discrepancy;
+    noLambda.noise = report.noise;
+    this->RecordLambdaChoice(noLambda, std::sqrt(report.meanVariance), report.varianceEstimated);
     m_VarianceEstimated = report.varianceEstimated;
     m_MeanVariance = report.meanVariance;
     m_VarianceRange = report.varianceRange;
-    m_DiscrepancyTarget = 0.0;
-    m_MaximumDiscrepancy = 0.0;
-    m_LambdaHistory.clear();
-    m_ResidualGain = report.noise.residualGain;
-    m_ResidualGainMeasured = report.noise.gainMeasured;
     m_Residual = report.gd.residual;
     m_TargetResidualUsed = report.targetResidual;
     m_TargetReached = report.gd.targetReached;
@@ -108,21 +112,14 @@ StatisticalTVImageFilter<TInputImage, TOutputImage>::Solve(const RealType * f,
   gpur::StatisticalTVParameters parameters;
   parameters.tv = this->MakeParameters();
   parameters.weightExponent = m_WeightExponent;
-  parameters.automaticLambda = m_AutomaticLambda;
-  parameters.discrepancyFactor = m_DiscrepancyFactor;
+  parameters.automaticLambda = this->IsLambdaAutomatic();
+  parameters.discrepancyFactor = this->GetDiscrepancyFactor();
   const gpur::StatisticalTVReport report =
     gpur::DenoiseStatisticalTV(f, variance, u, grid, parameters, execution, progress);
-  m_LambdaUsed = report.lambda;
-  m_Discrepancy = report.discrepancy;
+  this->RecordLambdaChoice(report, std::sqrt(report.meanVariance), report.varianceEstimated);
   m_VarianceEstimated = report.varianceEstimated;
   m_MeanVariance = report.meanVariance;
   m_VarianceRange = report.varianceRange;
-  m_NumberOfLambdaSolves = report.solves;
-  m_DiscrepancyTarget = report.discrepancyTarget;
-  m_MaximumDiscrepancy = report.maximumDiscrepancy;
-  m_LambdaHistory = report.lambdaHistory;
-  m_ResidualGain = report.varianceEstimated ? report.noise.residualGain : report.residualGain;
-  m_ResidualGainMeasured = report.varianceEstimated ? report.noise.gainMeasured : report.residualGainMeasured;
   double residual = 0.0;
   for (std::size_t i = 0; i < grid.Count(); ++i)
   {
@@ -142,28 +139,14 @@ StatisticalTVImageFilter<TInputImage, TOutputImage>::PrintSelf(std::ostream & os
   Superclass::PrintSelf(os, indent);
   os << indent << "WeightExponent: " << m_WeightExponent << std::endl;
   os << indent << "AutomaticLambda: " << (m_AutomaticLambda ? "on" : "off") << std::endl;
-  os << indent << "DiscrepancyFactor: " << m_DiscrepancyFactor << (m_DiscrepancyFactor > 0.0 ? "" : " (calibrated)")
-     << std::endl;
   os << indent << "Method: " << m_Method << std::endl;
   os << indent << "StepLength: " << m_StepLength << " (" << m_StepUnit << ")" << std::endl;
   os << indent << "Delta: " << m_Delta << std::endl;
   os << indent << "TargetResidual: " << m_TargetResidual << std::endl;
   os << indent << "StopAtDiscrepancy: " << (m_StopAtDiscrepancy ? "on" : "off") << std::endl;
-  os << indent << "LambdaUsed: " << m_LambdaUsed << std::endl;
-  os << indent << "Discrepancy: " << m_Discrepancy << std::endl;
   os << indent << "VarianceEstimated: " << (m_VarianceEstimated ? "yes" : "no") << std::endl;
   os << indent << "MeanVariance: " << m_MeanVariance << std::endl;
-  os << indent << "NumberOfLambdaSolves: " << m_NumberOfLambdaSolves << std::endl;
-  os << indent << "DiscrepancyTarget: " << m_DiscrepancyTarget << std::endl;
-  os << indent << "MaximumDiscrepancy: " << m_MaximumDiscrepancy << std::endl;
   os << indent << "VarianceRange: " << m_VarianceRange << std::endl;
-  os << indent << "ResidualGain: " << m_ResidualGain << (m_ResidualGainMeasured ? "" : " (not measured: white noise)")
-     << std::endl;
-  for (const auto & s : m_LambdaHistory)
-  {
-    os << indent << "  solve: lambda " << s.lambda << ", discrepancy " << s.discrepancy << ", " << s.iterations
-       << " iterations, relative gap " << s.relativeGap << (s.converged ? "" : " (NOT converged)") << std::endl;
-  }
   os << indent << "Residual: " << m_Residual << std::endl;
   os << indent << "TargetResidualUsed: " << m_TargetResidualUsed << std::endl;
   os << indent << "TargetReached: " << (m_TargetReached ? "yes" : "no") << std::endl;

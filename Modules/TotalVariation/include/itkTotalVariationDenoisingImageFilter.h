@@ -2,7 +2,7 @@
 #ifndef itkTotalVariationDenoisingImageFilter_h
 #define itkTotalVariationDenoisingImageFilter_h
 
-#include "gpurTVDenoiser.h"
+#include "gpurTVNoiseLevel.h"
 #include "itkGPURestorationImageFilter.h"
 
 namespace itk
@@ -44,7 +44,25 @@ struct EngineEnum<TotalVariationDenoisingImageFilterEnums::Algorithm>
  * Solves  min_u (lambda/2) ||u - f||^2 + TV(u)  with isotropic TV. The gradient
  * uses forward differences divided by the physical spacing (Neumann boundary),
  * so anisotropic voxels are handled; the divergence is its exact negative adjoint.
- * Larger Lambda keeps more of the input. Methods (SetAlgorithm):
+ * Larger Lambda keeps more of the input.
+ *
+ * Lambda. By default (Lambda 0) lambda is chosen by the discrepancy principle
+ * [Morozov1966] from the noise level: mean (u - f)^2 = F NoiseSigma^2 on
+ * converged solves (gpur::DenoiseTVAtNoiseLevel, usually 3-7 solves), with
+ * NoiseSigma estimated from the image (sqrt of the median of gpur::EstimateNoiseVariance,
+ * right for the correlated noise of CT reconstructions too) unless set, and F
+ * calibrated from the noise's spectrum (DiscrepancyFactor 0). So the filter
+ * denoises without parameters whatever the intensity unit and voxel size: a
+ * [0, 1] image at unit spacing and a CT volume in HU at 0.7 mm alike. lambda
+ * has units 1 / (intensity * length), and lambda * sigma * spacing is the
+ * dimensionless weight: SetLambda(10) for sigma 0.1 at unit spacing is
+ * SetLambda(10 * 0.1 / (25 * 0.7)) = 0.057 for sigma 25 HU at 0.7 mm. A
+ * Lambda > 0 is used as given, in one solve (NoiseSigma then only gives
+ * GetDiscrepancy()). Earlier versions defaulted to Lambda 8, which suits
+ * [0, 1] data only: set it to keep their results. The automatic lambda needs
+ * the whole image (no streaming) and a GapTolerance > 0.
+ *
+ * Methods (SetAlgorithm):
  * accelerated Chambolle-Pock (default) and Chambolle-Pock [Chambolle2011,
  * Alg. 2 and 1], and PDU (the PDHG of [Zhu2008] with the schedule of
  * [Huang2023, eqs. (3.6)-(3.7)]).
@@ -74,7 +92,9 @@ struct EngineEnum<TotalVariationDenoisingImageFilterEnums::Algorithm>
  * the host keeps at most about 0.2 s of iterations queued ahead of the device,
  * so progress follows the finished work and an abort takes effect within that.
  *
- * Streaming (volumes larger than memory): the filter produces any requested
+ * Streaming (volumes larger than memory) needs a fixed Lambda: the automatic
+ * lambda is the whole image's, so without one every request is widened to the
+ * whole image. With a Lambda > 0 the filter produces any requested
  * output region, so reader -> filter -> writer with
  * writer->SetNumberOfStreamDivisions(n) processes the volume in n chunks
  * (ITK splits along the slowest axis). A chunk is solved on its requested
@@ -97,8 +117,8 @@ struct EngineEnum<TotalVariationDenoisingImageFilterEnums::Algorithm>
  * chunk (about 7 values per voxel in 3D) instead of the whole volume's.
  * itk::StatisticalTVImageFilter does not stream (its weights are global).
  *
- * The algorithm lives in the ITK-free engine gpur::DenoiseTV; this class is a
- * thin adapter over it.
+ * The algorithm lives in the ITK-free engines gpur::DenoiseTVAtNoiseLevel and
+ * gpur::DenoiseTV; this class is a thin adapter over them.
  *
  * \ingroup ITKGPURestorationTotalVariation
  */
@@ -137,10 +157,33 @@ public:
   static_assert(std::is_same<RealType, float>::value || std::is_same<RealType, double>::value,
                 "the output pixel type must be float or double");
 
-  /** Fidelity weight lambda > 0 (units 1/(intensity * length)). Default 8. */
+  /**
+   * Fidelity weight lambda > 0 (units 1/(intensity * length)), or 0 (the
+   * default): chosen by the discrepancy principle from NoiseSigma (see the
+   * class documentation). Earlier versions defaulted to 8.
+   */
   /** @ITKStartGrouping */
   itkSetMacro(Lambda, double);
   itkGetConstMacro(Lambda, double);
+  /** @ITKEndGrouping */
+  /**
+   * The noise standard deviation in the image's intensity units for the
+   * automatic lambda; 0 (default): estimated from the image. With a Lambda > 0
+   * it only gives GetDiscrepancy().
+   */
+  /** @ITKStartGrouping */
+  itkSetMacro(NoiseSigma, double);
+  itkGetConstMacro(NoiseSigma, double);
+  /** @ITKEndGrouping */
+  /**
+   * The automatic lambda's target of mean (u - f)^2 / sigma^2 (for
+   * StatisticalTVImageFilter: of sum (u - f)^2 / var / N); 0 (default):
+   * calibrated from the noise's spectrum, 0.9 for white noise, about 0.7 for a
+   * CT reconstruction (gpur::CalibratedDiscrepancyFactor).
+   */
+  /** @ITKStartGrouping */
+  itkSetMacro(DiscrepancyFactor, double);
+  itkGetConstMacro(DiscrepancyFactor, double);
   /** @ITKEndGrouping */
   /** Default AcceleratedChambollePock. */
   /** @ITKStartGrouping */
@@ -212,7 +255,39 @@ public:
   itkGetConstReferenceMacro(SolvedRegion, typename TInputImage::RegionType);
   /** The last update produced a proper part of the image (a streamed chunk): fixed iterations, no gap stop. */
   itkGetConstMacro(StreamedChunk, bool);
-  /** Full engine report of the last update (gap history included). */
+  /** The lambda of the last update's result: the automatic one, or Lambda. */
+  itkGetConstMacro(LambdaUsed, double);
+  /** The noise sigma the last update used (0: none, with a Lambda > 0 and no NoiseSigma), and whether it was estimated.
+   */
+  /** @ITKStartGrouping */
+  itkGetConstMacro(NoiseSigmaUsed, double);
+  itkGetConstMacro(NoiseSigmaEstimated, bool);
+  /** @ITKEndGrouping */
+  /** mean (u - f)^2 / sigma^2 of the result (0 without a noise level). */
+  itkGetConstMacro(Discrepancy, double);
+  /** The discrepancy factor the automatic lambda met (calibrated when DiscrepancyFactor is 0; 0 for a fixed Lambda). */
+  itkGetConstMacro(DiscrepancyTarget, double);
+  /** The discrepancy as lambda -> 0 (the image's mean): the reachable targets lie below it. */
+  itkGetConstMacro(MaximumDiscrepancy, double);
+  /** TV solves of the last update (1 for a fixed Lambda). */
+  itkGetConstMacro(NumberOfLambdaSolves, unsigned int);
+  /**
+   * The noise's residual gain behind a calibrated factor and an estimated noise
+   * level (1 for white noise, about 0.5 for a Ram-Lak FBP), and whether it could
+   * be measured: when not (too few flat regions), white noise is assumed, which
+   * reads the noise of a CT reconstruction about 2x low.
+   */
+  /** @ITKStartGrouping */
+  itkGetConstMacro(ResidualGain, double);
+  itkGetConstMacro(ResidualGainMeasured, bool);
+  /** @ITKEndGrouping */
+  /** Every TV solve of the last update (lambda, discrepancy, iterations, relative gap, converged). */
+  const std::vector<gpur::DiscrepancySolve> &
+  GetLambdaHistory() const
+  {
+    return m_LambdaHistory;
+  }
+  /** Full engine report of the last update's result (gap history included). */
   const gpur::TVReport &
   GetReport() const
   {
@@ -247,10 +322,38 @@ protected:
   /** The engine parameters from the filter's settings (no gap stop while solving a streamed chunk). */
   gpur::TVParameters
   MakeParameters() const;
+  /** Lambda 0: chosen by the discrepancy principle (the subclass may add its own switch). */
+  virtual bool
+  IsLambdaAutomatic() const
+  {
+    return m_Lambda == 0.0;
+  }
+  /**
+   * Records how the last update chose lambda (LambdaUsed, NoiseSigmaUsed, the
+   * discrepancies, solves, history, residual gain) from an engine report with
+   * the fields of gpur::TVNoiseLevelReport; the residual gain is that of the
+   * noise estimate when the noise level was estimated.
+   */
+  template<typename Report>
+  void
+  RecordLambdaChoice(const Report & report, double sigma, bool sigmaEstimated)
+  {
+    m_LambdaUsed = report.lambda;
+    m_NoiseSigmaUsed = sigma;
+    m_NoiseSigmaEstimated = sigmaEstimated;
+    m_Discrepancy = report.discrepancy;
+    m_DiscrepancyTarget = report.discrepancyTarget;
+    m_MaximumDiscrepancy = report.maximumDiscrepancy;
+    m_NumberOfLambdaSolves = report.solves;
+    m_LambdaHistory = report.lambdaHistory;
+    m_ResidualGain = sigmaEstimated ? report.noise.residualGain : report.residualGain;
+    m_ResidualGainMeasured = sigmaEstimated ? report.noise.gainMeasured : report.residualGainMeasured;
+  }
   /**
    * Runs the engine on the input pixels f into the output buffer u (the
-   * subclasses' hook: RTK style, they change only this step). Throws the
-   * engine's exceptions; the base class' GenerateData translates them.
+   * subclasses' hook: RTK style, they change only this step) and records the
+   * lambda choice (RecordLambdaChoice). Throws the engine's exceptions; the
+   * base class' GenerateData translates them.
    */
   virtual gpur::TVReport
   Solve(const RealType * f,
@@ -260,7 +363,9 @@ protected:
         const gpur::ProgressCallback & progress);
 
 private:
-  double m_Lambda{ 8.0 };
+  double m_Lambda{ 0.0 };
+  double m_NoiseSigma{ 0.0 };
+  double m_DiscrepancyFactor{ 0.0 };
   AlgorithmEnum m_Algorithm{ AlgorithmEnum::AcceleratedChambollePock };
   unsigned int m_MaximumNumberOfIterations{ gpur::TVParameters().maxIterations };
   double m_GapTolerance{ 1e-4 };
@@ -278,6 +383,16 @@ private:
   typename TInputImage::RegionType m_SolvedRegion;
   bool m_StreamedChunk{ false };
   gpur::TVReport m_Report;
+  double m_LambdaUsed{ 0.0 };
+  double m_NoiseSigmaUsed{ 0.0 };
+  bool m_NoiseSigmaEstimated{ false };
+  double m_Discrepancy{ 0.0 };
+  double m_DiscrepancyTarget{ 0.0 };
+  double m_MaximumDiscrepancy{ 0.0 };
+  unsigned int m_NumberOfLambdaSolves{ 0 };
+  std::vector<gpur::DiscrepancySolve> m_LambdaHistory;
+  double m_ResidualGain{ 1.0 };
+  bool m_ResidualGainMeasured{ false };
 
   /** The region a request is solved on: padded by the halo, clipped to the image. */
   typename TInputImage::RegionType

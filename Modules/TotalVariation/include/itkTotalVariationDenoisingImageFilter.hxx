@@ -49,6 +49,11 @@ TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::EnlargeOutputRequ
   {
     return;
   }
+  if (this->IsLambdaAutomatic())
+  {
+    image->SetRequestedRegionToLargestPossibleRegion(); // the automatic lambda is the whole image's
+    return;
+  }
   const auto size = image->GetLargestPossibleRegion().GetSize();
   for (unsigned d = 0; d < ImageDimension; ++d)
   {
@@ -65,7 +70,10 @@ gpur::TVParameters
 TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::MakeParameters() const
 {
   gpur::TVParameters p;
-  p.lambda = m_Lambda;
+  if (!this->IsLambdaAutomatic())
+  {
+    p.lambda = m_Lambda; // else not used
+  }
   p.algorithm = GPURestoration::ToEngine(m_Algorithm);
   p.maxIterations = m_MaximumNumberOfIterations;
   // A streamed chunk's gap belongs to the chunk's problem, and stopping on it would
@@ -85,7 +93,14 @@ TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::Solve(const RealT
                                                                      const gpur::ExecutionOptions & execution,
                                                                      const gpur::ProgressCallback & progress)
 {
-  return gpur::DenoiseTV(f, u, grid, this->MakeParameters(), execution, progress);
+  gpur::TVNoiseLevelParameters parameters;
+  parameters.tv = this->MakeParameters();
+  parameters.automaticLambda = this->IsLambdaAutomatic();
+  parameters.sigma = m_NoiseSigma;
+  parameters.discrepancyFactor = m_DiscrepancyFactor;
+  const gpur::TVNoiseLevelReport report = gpur::DenoiseTVAtNoiseLevel(f, u, grid, parameters, execution, progress);
+  this->RecordLambdaChoice(report, report.sigma, report.sigmaEstimated);
+  return report.tv;
 }
 
 template<typename TInputImage, typename TOutputImage>
@@ -150,7 +165,11 @@ void
 TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::PrintSelf(std::ostream & os, Indent indent) const
 {
   Superclass::PrintSelf(os, indent);
-  os << indent << "Lambda: " << m_Lambda << std::endl;
+  os << indent << "Lambda: " << m_Lambda << (this->IsLambdaAutomatic() ? " (automatic: discrepancy principle)" : "")
+     << std::endl;
+  os << indent << "NoiseSigma: " << m_NoiseSigma << (m_NoiseSigma > 0.0 ? "" : " (estimated)") << std::endl;
+  os << indent << "DiscrepancyFactor: " << m_DiscrepancyFactor << (m_DiscrepancyFactor > 0.0 ? "" : " (calibrated)")
+     << std::endl;
   os << indent << "Algorithm: " << m_Algorithm << std::endl;
   os << indent << "MaximumNumberOfIterations: " << m_MaximumNumberOfIterations << std::endl;
   os << indent << "GapTolerance: " << m_GapTolerance << std::endl;
@@ -165,6 +184,19 @@ TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::PrintSelf(std::os
   os << indent << "NumberOfIterations: " << m_NumberOfIterations << std::endl;
   os << indent << "RelativeGap: " << m_RelativeGap << std::endl;
   os << indent << "Converged: " << (m_Converged ? "yes" : "no") << std::endl;
+  os << indent << "LambdaUsed: " << m_LambdaUsed << std::endl;
+  os << indent << "NoiseSigmaUsed: " << m_NoiseSigmaUsed << (m_NoiseSigmaEstimated ? " (estimated)" : "") << std::endl;
+  os << indent << "Discrepancy: " << m_Discrepancy << std::endl;
+  os << indent << "DiscrepancyTarget: " << m_DiscrepancyTarget << std::endl;
+  os << indent << "MaximumDiscrepancy: " << m_MaximumDiscrepancy << std::endl;
+  os << indent << "NumberOfLambdaSolves: " << m_NumberOfLambdaSolves << std::endl;
+  os << indent << "ResidualGain: " << m_ResidualGain << (m_ResidualGainMeasured ? "" : " (not measured: white noise)")
+     << std::endl;
+  for (const auto & s : m_LambdaHistory)
+  {
+    os << indent << "  solve: lambda " << s.lambda << ", discrepancy " << s.discrepancy << ", " << s.iterations
+       << " iterations, relative gap " << s.relativeGap << (s.converged ? "" : " (NOT converged)") << std::endl;
+  }
   for (const std::string & warning : m_Report.warnings)
   {
     os << indent << "Warning: " << warning << std::endl;

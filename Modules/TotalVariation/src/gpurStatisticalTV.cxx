@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "gpurStatisticalTV.h"
 
+#include "gpurTVDiscrepancy.h"
 #include "gpurValidate.h"
 
 #include <algorithm>
@@ -25,53 +26,11 @@ StatisticalTVParameters::Validate() const
             << " (0: plain TV, 0.5: weights by the noise sigma, 1: by the variance)";
     throw InvalidArgument(message.str());
   }
-  if (!(discrepancyFactor >= 0.0) || !std::isfinite(discrepancyFactor))
-  {
-    throw InvalidArgument("the discrepancy factor is " + std::to_string(discrepancyFactor) +
-                          "; it must be finite and > 0, or 0 (calibrated from the noise)");
-  }
-  if (!(discrepancyTolerance > 0.0 && discrepancyTolerance <= 0.5))
-  {
-    throw InvalidArgument("the discrepancy tolerance is " + std::to_string(discrepancyTolerance) +
-                          "; it must be in (0, 0.5]");
-  }
-  if (maximumLambdaSolves < 2)
-  {
-    throw InvalidArgument("the maximum number of lambda solves is " + std::to_string(maximumLambdaSolves) +
-                          "; it must be >= 2");
-  }
-  if (automaticLambda && !(tv.gapTolerance > 0.0 && tv.gapCheckInterval > 0))
-  {
-    throw InvalidArgument("the automatic lambda needs converged solves, but the gap tolerance is " +
-                          std::to_string(tv.gapTolerance) + " and the gap check interval " +
-                          std::to_string(tv.gapCheckInterval) + "; both must be > 0");
-  }
-}
-
-double
-CalibratedDiscrepancyFactor(double residualGain)
-{
-  // An empirical fit to the PSNR-best discrepancies (see the header); G > 1 (noise bluer than white) as white.
-  const double g = std::min(std::max(residualGain, 1e-6), 1.0);
-  return 0.9 * std::pow(g, 0.35);
+  ValidateTVDiscrepancySettings(*this);
 }
 
 namespace
 {
-
-/** sum (u - f)^2 / var / N: scale-free when u, f and var are scaled alike. */
-template<typename Real>
-double
-Discrepancy(const Real * f, const Real * u, const Real * variance, std::size_t n)
-{
-  double s = 0.0;
-  for (std::size_t i = 0; i < n; ++i)
-  {
-    const double r = static_cast<double>(u[i]) - f[i];
-    s += r * r / variance[i];
-  }
-  return s / static_cast<double>(n);
-}
 
 /**
  * The variance to use: `variance` checked (finite, > 0), or, when it is null,
@@ -155,41 +114,6 @@ Weights(const Real * variance, std::size_t n, double gamma, double varianceRange
   return w;
 }
 
-/**
- * The discrepancy as lambda -> 0: u tends to the constant minimising the data
- * term, the weighted mean sum(f / w) / sum(1 / w). No lambda reaches a larger one.
- */
-template<typename Real>
-double
-MaximumDiscrepancy(const Real * f, const std::vector<Real> & w, const Real * variance, std::size_t n)
-{
-  double num = 0.0, den = 0.0;
-  for (std::size_t i = 0; i < n; ++i)
-  {
-    const double iw = w.empty() ? 1.0 : 1.0 / static_cast<double>(w[i]);
-    num += static_cast<double>(f[i]) * iw;
-    den += iw;
-  }
-  const double c = num / den;
-  double s = 0.0;
-  for (std::size_t i = 0; i < n; ++i)
-  {
-    const double r = static_cast<double>(f[i]) - c;
-    s += r * r / variance[i];
-  }
-  return s / static_cast<double>(n);
-}
-
-/** The geometric mean of the grid's spacing (the length unit of lambda). */
-double
-MeanSpacing(const Grid & grid)
-{
-  double logSum = 0.0;
-  for (unsigned d = 0; d < grid.dimension; ++d)
-    logSum += std::log(grid.spacing[d]);
-  return std::exp(logSum / grid.dimension);
-}
-
 } // namespace
 
 template<typename Real>
@@ -202,152 +126,30 @@ DenoiseStatisticalTV(const Real * f,
                      const ExecutionOptions & execution,
                      const ProgressCallback & callback)
 {
-  grid.Validate();
-  parameters.Validate();
-  if (f == nullptr || u == nullptr)
-  {
-    throw InvalidArgument("DenoiseStatisticalTV: the input and output arrays must not be null");
-  }
+  ValidateTVFront(f, u, grid, parameters, "DenoiseStatisticalTV");
   const std::size_t n = grid.Count();
-  RequireFinite(f, n, "the input image");
   StatisticalTVReport report;
   std::vector<Real> estimated;
   variance = ResolveVariance(f, variance, grid, parameters.noise, execution, estimated, report);
   const std::vector<Real> w = Weights(variance, n, parameters.weightExponent, report.varianceRange);
-  report.maximumDiscrepancy = MaximumDiscrepancy(f, w, variance, n);
+  const VarianceFunction varianceAt = [variance](std::size_t i) { return static_cast<double>(variance[i]); };
+  const Real * weight = w.empty() ? nullptr : w.data();
+  report.maximumDiscrepancy = MaximumDiscrepancy(f, weight, n, varianceAt);
 
   // The TV driver is scale-covariant (gpurTVDenoiser.h), and the discrepancy
   // sum (u - f)^2 / var / N is scale-free, so the search needs no rescaling.
-  // The search's solves are the outer iterations of its progress.
-  const ProgressCallback progress =
-    parameters.automaticLambda
-      ? NestedCallback(
-          callback, "lambda solve", [&report] { return report.solves + 1; }, parameters.maximumLambdaSolves)
-      : callback;
-  auto solve = [&](double lambda, unsigned maxIterations)
-  {
-    TVParameters tv = parameters.tv;
-    tv.lambda = lambda;
-    tv.maxIterations = maxIterations;
-    report.tv = DenoiseWeightedTV(f, w.empty() ? nullptr : w.data(), u, grid, tv, execution, progress);
-    report.lambda = lambda;
-    report.discrepancy = Discrepancy(f, u, variance, n);
-    report.lambdaHistory.push_back(
-      { lambda, report.discrepancy, report.tv.iterations, report.tv.relativeGap, report.tv.converged });
-    ++report.solves;
-    return report.discrepancy;
-  };
-  if (!parameters.automaticLambda)
-  {
-    solve(parameters.tv.lambda, parameters.tv.maxIterations);
-    return report;
-  }
-
-  double target = parameters.discrepancyFactor;
-  if (target == 0.0)
-  {
-    if (report.varianceEstimated)
-    {
-      report.residualGain = report.noise.residualGain;
-      report.residualGainMeasured = report.noise.gainMeasured;
-    }
-    else
-    {
-      NoiseEstimationReport noise;
-      EstimateNoiseVariance(f, grid, parameters.noise, execution.parallelFor, &noise);
-      report.residualGain = noise.residualGain;
-      report.residualGainMeasured = noise.gainMeasured;
-    }
-    target = CalibratedDiscrepancyFactor(report.residualGain);
-  }
-  report.discrepancyTarget = target;
-  if (!(target < report.maximumDiscrepancy))
-  {
-    std::ostringstream message;
-    message << "automatic lambda: the discrepancy target " << target
-            << " (sum (u - f)^2 / var / N) cannot be reached: the largest discrepancy, of the weighted mean as "
-               "lambda -> 0, is "
-            << report.maximumDiscrepancy << "; reachable targets: (0, " << report.maximumDiscrepancy
-            << "); lower the discrepancy factor or check the noise variance";
-    throw InvalidArgument(message.str());
-  }
-  // A solve of the search must converge: its discrepancy is the model's only then. Smaller lambdas
-  // (more smoothing) need more iterations, so one that stops at the limit runs again with 4 times the
-  // iterations (both are in the history) before the search gives up.
-  auto converged = [&](double lambda)
-  {
-    double value = solve(lambda, parameters.tv.maxIterations);
-    if (!report.tv.converged)
-    {
-      const unsigned more = parameters.tv.maxIterations > std::numeric_limits<unsigned>::max() / 4u
-                              ? std::numeric_limits<unsigned>::max()
-                              : 4u * parameters.tv.maxIterations;
-      value = solve(lambda, more);
-    }
-    if (!report.tv.converged)
-    {
-      std::ostringstream message;
-      message << "automatic lambda: the solve at lambda " << report.lambda << " stopped after " << report.tv.iterations
-              << " iterations at relative gap " << report.tv.relativeGap << " > tolerance "
-              << parameters.tv.gapTolerance
-              << ", so its discrepancy is not the model's; raise the maximum number of iterations";
-      throw Error(message.str());
-    }
-    return value;
-  };
-  auto done = [&](double value) { return std::abs(value / target - 1.0) <= parameters.discrepancyTolerance; };
-
-  // The discrepancy falls as lambda grows (more fidelity). Start at 1 / (RMS sigma * spacing),
-  // the balance of fidelity and TV for noise of that level; bracket the target by factors of 4,
-  // then regula falsi on (log lambda, log r): r is close to a power of lambda there.
-  double lambda = 1.0 / (std::sqrt(report.meanVariance) * MeanSpacing(grid));
-  double r = converged(lambda);
-  double lo = lambda, rlo = r, hi = lambda, rhi = r; // rlo >= target >= rhi once bracketed
-  while (!done(r) && report.solves < parameters.maximumLambdaSolves && !(rlo >= target && rhi <= target))
-  {
-    if (r > target)
-    {
-      lo = lambda;
-      rlo = r;
-      lambda *= 4.0;
-      r = converged(lambda);
-      hi = lambda;
-      rhi = r;
-    }
-    else
-    {
-      hi = lambda;
-      rhi = r;
-      lambda /= 4.0;
-      r = converged(lambda);
-      lo = lambda;
-      rlo = r;
-    }
-  }
-  while (!done(r) && report.solves < parameters.maximumLambdaSolves)
-  {
-    const double t = (std::log(target) - std::log(rlo)) / (std::log(rhi) - std::log(rlo));
-    lambda = std::exp(std::log(lo) + std::min(0.9, std::max(0.1, t)) * (std::log(hi) - std::log(lo)));
-    r = converged(lambda);
-    if (r > target)
-    {
-      lo = lambda;
-      rlo = r;
-    }
-    else
-    {
-      hi = lambda;
-      rhi = r;
-    }
-  }
-  if (!done(r))
-  {
-    std::ostringstream message;
-    message << "automatic lambda: the discrepancy principle did not converge in " << report.solves
-            << " solves (last lambda " << lambda << ", discrepancy " << r << ", target " << target
-            << "); raise maximumLambdaSolves or set lambda by hand";
-    throw Error(message.str());
-  }
+  const DiscrepancySolveFunction solve =
+    TVDiscrepancySolve(f, weight, u, grid, parameters.tv, execution, varianceAt, report.tv);
+  // The search starts at 1 / (RMS sigma * spacing), the balance of fidelity and TV for noise of that level.
+  SolveAtTVLambda(solve,
+                  f,
+                  grid,
+                  parameters,
+                  execution,
+                  report.varianceEstimated ? &report.noise : nullptr,
+                  std::sqrt(report.meanVariance),
+                  callback,
+                  report);
   return report;
 }
 

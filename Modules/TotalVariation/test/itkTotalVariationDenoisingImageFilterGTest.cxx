@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -170,6 +171,80 @@ TEST(TotalVariationFilter, KeepsMetadataAndReportsTheBackend)
   }
 }
 
+TEST(TotalVariationFilter, DefaultsChooseLambdaFromTheNoiseInAnyUnit)
+{
+  // Without parameters the filter estimates the noise and chooses lambda by the discrepancy principle,
+  // so the same image in [0, 1] at its spacing and in HU (2000 v - 1000) at 1.4 times the spacing gives
+  // the same result: lambda scales by 1 / (2000 * 1.4), sigma by 2000.
+  auto unit = MakeNoisyImage<Image2F>(96); // Shepp-Logan + noise 0.1, spacing 0.5 x 0.75
+  auto hu = Image2F::New();
+  hu->CopyInformation(unit);
+  Image2F::SpacingType spacing = unit->GetSpacing();
+  spacing[0] *= 1.4;
+  spacing[1] *= 1.4;
+  hu->SetSpacing(spacing);
+  hu->SetRegions(unit->GetLargestPossibleRegion());
+  hu->Allocate();
+  const auto f = Pixels(unit.GetPointer());
+  std::transform(f.begin(), f.end(), hu->GetBufferPointer(), [](double v) { return float(2000.0 * v - 1000.0); });
+
+  using FilterType = itk::TotalVariationDenoisingImageFilter<Image2F>;
+  auto run = [](const Image2F * input)
+  {
+    auto filter = FilterType::New();
+    filter->SetInput(input);
+    EXPECT_EQ(filter->GetLambda(), 0.0) << "the default is the automatic lambda";
+    filter->Update();
+    EXPECT_TRUE(filter->GetNoiseSigmaEstimated());
+    EXPECT_GE(filter->GetNumberOfLambdaSolves(), 2u);
+    EXPECT_EQ(filter->GetLambdaHistory().size(), filter->GetNumberOfLambdaSolves());
+    for (const auto & solve : filter->GetLambdaHistory())
+    {
+      EXPECT_TRUE(solve.converged) << "lambda " << solve.lambda;
+      EXPECT_LE(solve.relativeGap, filter->GetGapTolerance());
+    }
+    EXPECT_TRUE(filter->GetConverged());
+    EXPECT_NEAR(filter->GetDiscrepancy(), filter->GetDiscrepancyTarget(), 0.02 * filter->GetDiscrepancyTarget());
+    EXPECT_EQ(filter->GetLambdaUsed(), filter->GetLambdaHistory().back().lambda);
+    std::ostringstream print;
+    filter->Print(print);
+    EXPECT_NE(print.str().find("Lambda: 0 (automatic: discrepancy principle)"), std::string::npos) << print.str();
+    EXPECT_NE(print.str().find("NoiseSigmaUsed: "), std::string::npos);
+    return filter;
+  };
+  const auto a = run(unit), b = run(hu);
+  EXPECT_NEAR(a->GetNoiseSigmaUsed(), 0.1, 0.015);
+  EXPECT_NEAR(b->GetNoiseSigmaUsed() / (2000.0 * a->GetNoiseSigmaUsed()), 1.0, 1e-5);
+  EXPECT_NEAR(b->GetLambdaUsed() * 2000.0 * 1.4 / a->GetLambdaUsed(), 1.0, 1e-4);
+  const auto ua = Pixels(a->GetOutput()), ub = Pixels(b->GetOutput());
+  double worst = 0.0;
+  for (std::size_t i = 0; i < ua.size(); ++i)
+    worst = std::max(worst, std::abs((ub[i] + 1000.0) / 2000.0 - ua[i]));
+  EXPECT_LE(worst, 1e-5) << "the result does not depend on the units";
+  // It denoises: closer to the phantom than the input (which is 0.1 away on average).
+  gpur::Grid grid = gpur::MakeGrid2D(101, 96);
+  const auto truth = gpur::SheppLoganPhantom(grid);
+  EXPECT_GT(
+    gpur::PeakSignalToNoiseRatio(ua.data(), std::vector<double>(truth.begin(), truth.end()).data(), ua.size(), 1.0),
+    gpur::PeakSignalToNoiseRatio(f.data(), std::vector<double>(truth.begin(), truth.end()).data(), f.size(), 1.0) +
+      6.0);
+
+  // A known sigma is used as given; a fixed Lambda is used as given, in one solve, and NoiseSigma then
+  // only reports the discrepancy.
+  auto known = FilterType::New();
+  known->SetInput(hu);
+  known->SetNoiseSigma(200.0);
+  known->Update();
+  EXPECT_FALSE(known->GetNoiseSigmaEstimated());
+  EXPECT_EQ(known->GetNoiseSigmaUsed(), 200.0);
+  known->SetLambda(0.002);
+  known->Update();
+  EXPECT_EQ(known->GetLambdaUsed(), 0.002);
+  EXPECT_EQ(known->GetNumberOfLambdaSolves(), 1u);
+  EXPECT_GT(known->GetDiscrepancy(), 0.0);
+  EXPECT_EQ(known->GetDiscrepancyTarget(), 0.0);
+}
+
 TEST(TotalVariationFilter, CPUAndOpenCLAgreeThroughTheFilter)
 {
   auto input = MakeNoisyImage<Image2F>(48);
@@ -177,6 +252,7 @@ TEST(TotalVariationFilter, CPUAndOpenCLAgreeThroughTheFilter)
   {
     auto filter = itk::TotalVariationDenoisingImageFilter<Image2F>::New();
     filter->SetInput(input);
+    filter->SetLambda(8.0); // the default of earlier versions
     filter->SetBackend(backend);
     filter->SetGapTolerance(0.0);
     filter->SetMaximumNumberOfIterations(150);
@@ -194,6 +270,7 @@ TEST(TotalVariationFilter, DeviceMemoryLimitStreamsWithTheSameResult)
   {
     auto filter = itk::TotalVariationDenoisingImageFilter<Image3F>::New();
     filter->SetInput(input);
+    filter->SetLambda(8.0);
     filter->SetBackend(itk::GPURestorationEnums::Backend::OpenCL);
     filter->SetMaximumNumberOfIterations(20);
     filter->SetGapTolerance(0.0);
@@ -210,6 +287,7 @@ TEST(TotalVariationFilter, DeviceMemoryLimitStreamsWithTheSameResult)
 
   auto filter = itk::TotalVariationDenoisingImageFilter<Image3F>::New();
   filter->SetInput(input);
+  filter->SetLambda(8.0);
   filter->SetBackend(itk::GPURestorationEnums::Backend::OpenCL);
   filter->SetDeviceMemoryLimit(64 * 1024); // less than two padded regions
   EXPECT_THROW(filter->Update(), itk::ExceptionObject);
@@ -222,6 +300,7 @@ TEST(TotalVariationFilter, UsesThePhysicalSpacing)
   auto input = MakeNoisyImage<Image2F>(32);
   auto filter = itk::TotalVariationDenoisingImageFilter<Image2F>::New();
   filter->SetInput(input);
+  filter->SetLambda(gpur::TVParameters().lambda); // the engine's (and earlier versions' filter's) 8
   filter->SetBackend(itk::GPURestorationEnums::Backend::CPU);
   filter->Update();
   const auto withSpacing = Pixels(filter->GetOutput());
@@ -250,6 +329,7 @@ TEST(TotalVariationFilter, DoubleAndIntegerInputs)
             noisy->GetBufferPointer() + noisy->GetBufferedRegion().GetNumberOfPixels(),
             input->GetBufferPointer());
   filter->SetInput(input);
+  filter->SetLambda(8.0);
   filter->Update(); // Auto: OpenCL when the device has fp64 (PoCL has), else CPU
   EXPECT_TRUE(filter->GetConverged());
 
@@ -262,6 +342,7 @@ TEST(TotalVariationFilter, DoubleAndIntegerInputs)
   shorts->FillBuffer(100);
   auto sf = itk::TotalVariationDenoisingImageFilter<ShortImage, Image2F>::New();
   sf->SetInput(shorts);
+  sf->SetLambda(8.0); // a constant image has no noise to choose lambda from
   sf->Update();
   EXPECT_NEAR(sf->GetOutput()->GetPixel({ { 3, 4 } }), 100.0f, 1e-4);
 }
@@ -271,6 +352,7 @@ TEST(TotalVariationFilter, ProgressEveryIterationAndAbort)
   auto input = MakeNoisyImage<Image2F>(24);
   auto filter = itk::TotalVariationDenoisingImageFilter<Image2F>::New();
   filter->SetInput(input);
+  filter->SetLambda(8.0);
   filter->SetGapTolerance(0.0);
   filter->SetMaximumNumberOfIterations(40);
   unsigned events = 0;
@@ -283,6 +365,7 @@ TEST(TotalVariationFilter, ProgressEveryIterationAndAbort)
 
   auto aborting = itk::TotalVariationDenoisingImageFilter<Image2F>::New();
   aborting->SetInput(input);
+  aborting->SetLambda(8.0);
   aborting->SetGapTolerance(0.0);
   auto stop = itk::CStyleCommand::New();
   stop->SetClientData(aborting.GetPointer());
@@ -352,6 +435,7 @@ TEST(TotalVariationFilter, AbortOnOpenCLTakesEffectWithinASecond)
   std::copy(noisy.begin(), noisy.end(), input->GetBufferPointer());
   auto filter = itk::TotalVariationDenoisingImageFilter<Image3F>::New();
   filter->SetInput(input);
+  filter->SetLambda(8.0);
   filter->SetBackend(itk::GPURestorationEnums::Backend::OpenCL);
   filter->SetGapTolerance(0.0);
   filter->SetMaximumNumberOfIterations(2000);
@@ -431,10 +515,12 @@ TEST(TotalVariationFilter, BadInputThrowsITKExceptions)
   single->FillBuffer(1.0f);
   auto f1 = itk::TotalVariationDenoisingImageFilter<Image2F>::New();
   f1->SetInput(single);
+  f1->SetLambda(8.0);
   expectMessage(f1, "single voxel");
 
   auto f2 = itk::TotalVariationDenoisingImageFilter<Image2F>::New();
   f2->SetInput(MakeNoisyImage<Image2F>(10));
+  f2->SetLambda(8.0);
   f2->SetBackend(itk::GPURestorationEnums::Backend::OpenCL);
   f2->SetDevice("no-such-device-xyz");
   expectMessage(f2, "matches no device");
@@ -476,6 +562,7 @@ TEST(TotalVariationFilter, EnumsAtTheITKAPI)
   {
     auto filter = Filter::New();
     filter->SetInput(input);
+    filter->SetLambda(8.0);
     filter->SetBackend(Backend::CPU);
     filter->SetAlgorithm(algorithm);
     filter->SetGapTolerance(0.0);
@@ -502,6 +589,7 @@ TEST(TotalVariationFilter, KernelBuildFailureCarriesTheBuildLog)
   setenv("ITKGPUR_KERNEL_DIR", GPUR_BROKEN_KERNEL_DIR, 1);
   auto filter = itk::TotalVariationDenoisingImageFilter<Image2F>::New();
   filter->SetInput(MakeNoisyImage<Image2F>(10));
+  filter->SetLambda(8.0);
   filter->SetBackend(itk::GPURestorationEnums::Backend::OpenCL);
   try
   {

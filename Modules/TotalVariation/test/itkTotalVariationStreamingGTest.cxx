@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // ITK streaming through the TV filter: reader -> filter -> streaming writer (MHA,
 // NRRD) in chunks padded by the halo, equal to the whole-volume result; the
-// halo is needed; the gap-stop rule; 2D; the statistical filter does not stream.
+// halo is needed; the gap-stop rule; 2D; the statistical filter and the
+// automatic lambda do not stream.
 #include "itkStatisticalTVImageFilter.h"
 #include "itkTotalVariationDenoisingImageFilter.h"
 
@@ -456,6 +457,7 @@ TEST(TotalVariationStreaming, TheStatisticalFilterDoesNotStream)
   auto configure = [](StatisticalFilter * filter)
   {
     filter->SetBackend(itk::GPURestorationEnums::Backend::CPU);
+    filter->SetLambda(8.0); // fixed: the automatic lambda needs converged solves
     filter->SetMaximumNumberOfIterations(Iterations);
     filter->SetGapTolerance(0.0);
   };
@@ -479,5 +481,34 @@ TEST(TotalVariationStreaming, TheStatisticalFilterDoesNotStream)
   EXPECT_EQ(chunks.requested[0], volume->GetLargestPossibleRegion());
   EXPECT_EQ(chunks.solved[0], volume->GetLargestPossibleRegion());
   EXPECT_FALSE(filter->GetStreamedChunk());
+  EXPECT_EQ(MaxDifference(itk::ReadImage<Image3F>(output.Path()).GetPointer(), reference->GetOutput()), 0.0);
+}
+
+TEST(TotalVariationStreaming, TheAutomaticLambdaIsChosenOnTheWholeImage)
+{
+  // Lambda 0 (the default) chooses lambda from the whole image's noise: a streaming writer gets one
+  // whole-image run, written in pieces, equal to the run without streaming.
+  const auto volume = MakeVolume<Image3F>();
+  auto reference = TVFilter3::New();
+  reference->SetInput(volume);
+  reference->SetBackend(itk::GPURestorationEnums::Backend::CPU);
+  reference->Update();
+  EXPECT_GE(reference->GetNumberOfLambdaSolves(), 2u);
+
+  auto filter = TVFilter3::New();
+  filter->SetInput(volume);
+  filter->SetBackend(itk::GPURestorationEnums::Backend::CPU);
+  Chunks<Image3F> chunks;
+  chunks.Watch(filter.GetPointer());
+  const TempFile output("automatic.mha");
+  auto writer = itk::ImageFileWriter<Image3F>::New();
+  writer->SetInput(filter->GetOutput());
+  writer->SetFileName(output.Path());
+  writer->SetNumberOfStreamDivisions(4);
+  writer->Update();
+  ASSERT_EQ(chunks.requested.size(), 1u);
+  EXPECT_EQ(chunks.solved[0], volume->GetLargestPossibleRegion());
+  EXPECT_FALSE(filter->GetStreamedChunk());
+  EXPECT_EQ(filter->GetLambdaUsed(), reference->GetLambdaUsed());
   EXPECT_EQ(MaxDifference(itk::ReadImage<Image3F>(output.Path()).GetPointer(), reference->GetOutput()), 0.0);
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // pybind11 module itkgpurestoration._core: the thin layer between NumPy arrays
-// and the ITK-free engines (gpur::DenoiseTV, gpur::DenoiseStatisticalTV,
+// and the ITK-free engines (gpur::DenoiseTVAtNoiseLevel, gpur::DenoiseStatisticalTV,
 // gpur::DenoiseStatisticalTVGD, gpur::PSCRSolver with the factor builders of
 // gpurSeparableProblems.h) and the CT phantom generator. Argument checking
 // that needs Python types (SimpleITK/itk images, dtype policy) lives in the
@@ -18,6 +18,7 @@
 #include "gpurStatisticalTV.h"
 #include "gpurStopwatch.h"
 #include "gpurTVDenoiser.h"
+#include "gpurTVNoiseLevel.h"
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -217,14 +218,89 @@ LikeArray(const py::array_t<Real, py::array::c_style> & f)
   return py::array_t<Real>(std::vector<py::ssize_t>(f.shape(), f.shape() + f.ndim()));
 }
 
+/**
+ * The fields of a report whose lambda may come from the discrepancy search
+ * (gpur::TVNoiseLevelReport, gpur::StatisticalTVReport): lam, automatic_lam,
+ * discrepancy, maximum_discrepancy, discrepancy_target, residual_gain(_measured),
+ * solves, lam_history [(lam, discrepancy)] and solve_history (dicts).
+ */
+template<typename Report>
+void
+AddLambdaFields(py::dict & d, const Report & report, bool automatic)
+{
+  d["lam"] = report.lambda;
+  d["automatic_lam"] = automatic;
+  d["discrepancy"] = report.discrepancy;
+  d["maximum_discrepancy"] = report.maximumDiscrepancy;
+  d["discrepancy_target"] = report.discrepancyTarget;
+  d["residual_gain"] = report.residualGain;
+  d["residual_gain_measured"] = report.residualGainMeasured;
+  d["solves"] = report.solves;
+  py::list lamHistory, solveHistory;
+  for (const auto & s : report.lambdaHistory)
+  {
+    lamHistory.append(py::make_tuple(s.lambda, s.discrepancy));
+    py::dict solve;
+    solve["lam"] = s.lambda;
+    solve["discrepancy"] = s.discrepancy;
+    solve["iterations"] = s.iterations;
+    solve["relative_gap"] = s.relativeGap;
+    solve["converged"] = s.converged;
+    solveHistory.append(solve);
+  }
+  d["lam_history"] = lamHistory;
+  d["solve_history"] = solveHistory;
+}
+
+/**
+ * The settings of a TV front with a discrepancy search (gpur::TVNoiseLevelParameters,
+ * gpur::StatisticalTVParameters): the algorithm, lambda (None: the automatic one),
+ * the iteration budget and gap tolerance of every solve, the discrepancy factor.
+ */
+template<typename Parameters>
+Parameters
+FrontParameters(std::optional<double> lambda,
+                const std::string & algorithm,
+                unsigned maxIterations,
+                double tolerance,
+                double discrepancyFactor)
+{
+  Parameters parameters;
+  parameters.tv.algorithm = gpur::ParseTVAlgorithm(algorithm);
+  if (lambda)
+  {
+    parameters.tv.lambda = *lambda;
+  }
+  parameters.automaticLambda = !lambda;
+  parameters.tv.maxIterations = maxIterations;
+  parameters.tv.gapTolerance = tolerance;
+  parameters.discrepancyFactor = discrepancyFactor;
+  return parameters;
+}
+
+py::dict
+NoiseReportToDict(const gpur::NoiseEstimationReport & report)
+{
+  py::dict d;
+  d["residual_gain"] = report.residualGain;
+  d["gain_measured"] = report.gainMeasured;
+  d["tiles"] = report.tiles;
+  d["flat_tiles"] = report.flatTiles;
+  d["mask_gain"] = report.maskGain;
+  return d;
+}
+
 // f must already be C-contiguous with the right dtype (the Python layer makes
 // sure, copying only when needed); noconvert() below forbids a silent copy here.
 // spacing is in array-axis order ((z,) y, x), like the array's shape.
+// gpur::DenoiseTVAtNoiseLevel: lambda None chooses it by the discrepancy principle
+// from sigma (0: estimated from the image); sigma and the factor come last, with
+// defaults, so the earlier positional calls still work.
 template<typename Real>
 py::tuple
 DenoiseTV(py::array_t<Real, py::array::c_style> f,
           const std::vector<double> & spacing,
-          double lambda,
+          std::optional<double> lambda,
           const std::string & algorithm,
           unsigned maxIterations,
           double tolerance,
@@ -232,21 +308,28 @@ DenoiseTV(py::array_t<Real, py::array::c_style> f,
           const std::string & device,
           std::uint64_t deviceMemoryLimit,
           unsigned threads,
-          const py::object & progress)
+          const py::object & progress,
+          double sigma,
+          double discrepancyFactor)
 {
   const gpur::Grid grid = GridOf(f.shape(), static_cast<std::size_t>(f.ndim()), spacing);
-  gpur::TVParameters parameters = Parameters(lambda, algorithm);
-  parameters.maxIterations = maxIterations;
-  parameters.gapTolerance = tolerance;
+  auto parameters =
+    FrontParameters<gpur::TVNoiseLevelParameters>(lambda, algorithm, maxIterations, tolerance, discrepancyFactor);
+  parameters.sigma = sigma;
   const gpur::ExecutionOptions execution = Execution(backend, device, threads, deviceMemoryLimit);
   py::array_t<Real> u = LikeArray(f);
   const Real * in = f.data();
   Real * out = u.mutable_data();
-  gpur::TVReport report;
+  gpur::TVNoiseLevelReport report;
   SolveWithProgress(progress,
                     [&](const gpur::ProgressCallback & callback)
-                    { report = gpur::DenoiseTV<Real>(in, out, grid, parameters, execution, callback); });
-  return py::make_tuple(u, ReportToDict(report));
+                    { report = gpur::DenoiseTVAtNoiseLevel<Real>(in, out, grid, parameters, execution, callback); });
+  py::dict d = ReportToDict(report.tv);
+  AddLambdaFields(d, report, parameters.automaticLambda);
+  d["sigma"] = report.sigma;
+  d["sigma_estimated"] = report.sigmaEstimated;
+  d["noise_estimation"] = report.sigmaEstimated ? py::object(NoiseReportToDict(report.noise)) : py::object(py::none());
+  return py::make_tuple(u, d);
 }
 
 /** The variance's data (null for None); it must have f's shape (dtype and layout: noconvert at the binding). */
@@ -264,18 +347,6 @@ VarianceData(const std::optional<py::array_t<Real, py::array::c_style>> & varian
     throw gpur::InvalidArgument("the variance must have the image's shape");
   }
   return variance->data();
-}
-
-py::dict
-NoiseReportToDict(const gpur::NoiseEstimationReport & report)
-{
-  py::dict d;
-  d["residual_gain"] = report.residualGain;
-  d["gain_measured"] = report.gainMeasured;
-  d["tiles"] = report.tiles;
-  d["flat_tiles"] = report.flatTiles;
-  d["mask_gain"] = report.maskGain;
-  return d;
 }
 
 /** The variance fields of a statistical TV report: given or estimated (and how), its mean and range. */
@@ -309,17 +380,9 @@ DenoiseStatisticalTV(py::array_t<Real, py::array::c_style> f,
                      const py::object & progress)
 {
   const gpur::Grid grid = GridOf(f.shape(), static_cast<std::size_t>(f.ndim()), spacing);
-  gpur::StatisticalTVParameters parameters;
-  parameters.tv.algorithm = gpur::ParseTVAlgorithm(algorithm);
-  if (lambda)
-  {
-    parameters.tv.lambda = *lambda;
-  }
-  parameters.automaticLambda = !lambda;
-  parameters.tv.maxIterations = maxIterations;
-  parameters.tv.gapTolerance = tolerance;
+  auto parameters =
+    FrontParameters<gpur::StatisticalTVParameters>(lambda, algorithm, maxIterations, tolerance, discrepancyFactor);
   parameters.weightExponent = weightExponent;
-  parameters.discrepancyFactor = discrepancyFactor;
   const gpur::ExecutionOptions execution = Execution(backend, device, threads, deviceMemoryLimit);
   const Real * var = VarianceData(variance, f);
   py::array_t<Real> u = LikeArray(f);
@@ -332,29 +395,8 @@ DenoiseStatisticalTV(py::array_t<Real, py::array::c_style> f,
                     });
   py::dict d = ReportToDict(report.tv);
   d["method"] = algorithm;
-  d["lam"] = report.lambda;
-  d["automatic_lam"] = parameters.automaticLambda;
-  d["discrepancy"] = report.discrepancy;
-  d["maximum_discrepancy"] = report.maximumDiscrepancy;
-  d["discrepancy_target"] = report.discrepancyTarget;
-  d["residual_gain"] = report.residualGain;
-  d["residual_gain_measured"] = report.residualGainMeasured;
+  AddLambdaFields(d, report, parameters.automaticLambda);
   AddVarianceFields(d, report);
-  d["solves"] = report.solves;
-  py::list lamHistory, solveHistory;
-  for (const auto & s : report.lambdaHistory)
-  {
-    lamHistory.append(py::make_tuple(s.lambda, s.discrepancy));
-    py::dict solve;
-    solve["lam"] = s.lambda;
-    solve["discrepancy"] = s.discrepancy;
-    solve["iterations"] = s.iterations;
-    solve["relative_gap"] = s.relativeGap;
-    solve["converged"] = s.converged;
-    solveHistory.append(solve);
-  }
-  d["lam_history"] = lamHistory;
-  d["solve_history"] = solveHistory;
   return py::make_tuple(u, d);
 }
 
@@ -796,7 +838,9 @@ DefineEngine(py::module_ & m, const std::string & suffix)
         py::arg("device"),
         py::arg("device_memory_limit"),
         py::arg("threads"),
-        py::arg("progress"));
+        py::arg("progress"),
+        py::arg("sigma") = 0.0,
+        py::arg("discrepancy_factor") = 0.0);
   m.def(("denoise_statistical_tv_" + suffix).c_str(),
         &DenoiseStatisticalTV<Real>,
         py::arg("f").noconvert(),

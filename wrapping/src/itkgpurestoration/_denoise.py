@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""denoise_tv: the Python front end of the engine gpur::DenoiseTV."""
+"""denoise_tv: the Python front end of the engine gpur::DenoiseTVAtNoiseLevel (gpur::DenoiseTV with lam chosen from the noise level)."""
 
 import math
 import numbers
@@ -52,6 +52,14 @@ def resolve_lam(weight, lam):
     if (weight is None) == (lam is None):
         raise ValueError("give exactly one of weight (scikit-image convention) and lam")
     return lam_from_skimage_weight(weight) if weight is not None else positive_finite(lam, "lam")
+
+
+def resolve_optional_lam(weight, lam):
+    """lam from at most one of weight and lam; None (neither): lam is chosen from the noise level."""
+    if weight is not None and lam is not None:
+        raise ValueError("weight and lam are one setting (lam = 1 / weight): give exactly one of them, or neither "
+                         "to choose lam from the noise level")
+    return None if weight is None and lam is None else resolve_lam(weight, lam)
 
 
 def _integer_in(value, name, low, high, allowed):
@@ -120,6 +128,8 @@ def denoise_tv(
     weight=None,
     *,
     lam=None,
+    sigma=None,
+    discrepancy_factor=None,
     channel_axis=None,
     spacing=None,
     algorithm="accelerated",
@@ -136,6 +146,13 @@ def denoise_tv(
 
     Solves ``min_u (lam/2) ||u - f||^2 + TV(u)`` with the isotropic TV of the
     forward-difference gradient divided by the voxel spacing (Neumann boundary).
+    Without ``weight`` and ``lam``, lam is chosen by the discrepancy principle
+    from the noise level ``sigma`` (estimated from the image when not given):
+    ``mean (u - f)**2 = discrepancy_factor * sigma**2`` on converged solves, so
+    the call denoises [0, 1] images and CT volumes in HU at their spacing alike.
+    lam has units 1 / (intensity * length): ``lam * sigma * spacing`` is what
+    matters (about 1), e.g. lam 10 for sigma 0.1 at unit spacing is lam 0.057
+    for sigma 25 HU at 0.7 mm.
 
     Parameters
     ----------
@@ -153,10 +170,21 @@ def denoise_tv(
         units (float32), so the call gives scikit-image's result. On that
         image ``lam = 1 / weight``; to keep an integer image in its own units
         pass ``lam=lam_from_skimage_weight(weight, image.dtype)`` instead.
-        Exactly one of weight and lam.
-    lam : float
+        At most one of weight and lam.
+    lam : float, optional
         The fidelity weight lam > 0 of the model (larger keeps more of f), on
-        the intensities as they are.
+        the intensities as they are. None with weight None (the default):
+        chosen from the noise level.
+    sigma : float > 0, optional
+        The noise standard deviation in the image's intensity units, for the
+        automatic lam. None (default): estimated from the image (the square
+        root of the median of ``estimate_noise_variance``; right for the
+        correlated noise of CT reconstructions too). With lam or weight it only
+        gives the report's discrepancy.
+    discrepancy_factor : float > 0, optional
+        The automatic lam's target of ``mean (u - f)**2 / sigma**2``. None
+        (default): calibrated from the noise's spectrum, 0.9 for white noise,
+        about 0.7 for a CT reconstruction (the plain principle, 1, over-smooths TV).
     channel_axis : int, optional
         As scikit-image's: None (default) for a scalar image; else the NumPy
         array axis that holds channels (e.g. -1 for RGB), each of which is
@@ -199,7 +227,8 @@ def denoise_tv(
         An OpenCL driver's own threads (PoCL on a CPU) are the driver's
         (PoCL 3: ``POCL_MAX_PTHREAD_COUNT``, read when OpenCL starts).
     progress : callable(done, maximum), optional
-        Called after every iteration, with the GIL held. Returning False (any
+        Called after every iteration, with the GIL held (with the automatic
+        lam, done and maximum are those of the current solve of the search). Returning False (any
         falsy value except None) aborts the solve with ``itkgpurestoration.Aborted``
         (a RuntimeError); an exception it raises is propagated unchanged.
         Without it, Ctrl-C still stops the solve within about a second and
@@ -211,7 +240,14 @@ def denoise_tv(
         measurement), measured_mvox_per_s ({"cpu": ..., "opencl": ...} in
         Mvox/s when Auto measured, else empty), iterations, converged,
         relative_gap, primal, dual, seconds, gap_history, stream_regions,
-        warnings. With channels, one merged report:
+        warnings (of the result's solve); lam (the one used),
+        automatic_lam, sigma (0: none), sigma_estimated, noise_estimation (the
+        estimator's report, or None), discrepancy (``mean (u - f)**2 /
+        sigma**2``, 0 without sigma), discrepancy_target (0 for a given lam),
+        maximum_discrepancy, residual_gain, residual_gain_measured, solves,
+        lam_history [(lam, discrepancy)] and solve_history (lam, discrepancy,
+        iterations, relative_gap, converged of every solve). With channels (each
+        with its own noise level and lam), one merged report:
         iterations the most of any channel, converged when all are,
         relative_gap the largest, primal, dual and seconds summed, warnings
         prefixed with their channel, no gap_history, and ``channels``: the list
@@ -227,7 +263,9 @@ def denoise_tv(
     ------
     ValueError for bad parameters or input (NaN/Inf, single voxel, wrong
     dimension, a bad channel_axis or num_threads, a lam outside what the
-    dtype represents for the intensities, ...), RuntimeError for device failures.
+    dtype represents for the intensities, an image whose noise cannot be
+    estimated for the automatic lam, ...), RuntimeError for device failures or
+    an automatic lam whose solves do not converge.
 
     Warns
     -----
@@ -235,9 +273,13 @@ def denoise_tv(
     ChannelAxisWarning for an array that looks like an RGB(A) image (see channel_axis).
 
     The result scales with the image: ``denoise_tv(s * f, lam=lam / s)`` is
-    ``s * denoise_tv(f, lam=lam)`` to rounding.
+    ``s * denoise_tv(f, lam=lam)`` to rounding, and ``denoise_tv(s * f)`` is
+    ``s * denoise_tv(f)`` (the chosen lam divided by s, sigma multiplied).
     """
-    lam = resolve_lam(weight, lam)
+    lam = resolve_optional_lam(weight, lam)
+    sigma = 0.0 if sigma is None else positive_finite(sigma, "sigma")
+    discrepancy_factor = 0.0 if discrepancy_factor is None else positive_finite(discrepancy_factor,
+                                                                               "discrepancy_factor")
     max_iterations = positive_int(max_iterations, "max_iterations")
     tolerance = non_negative_finite(tolerance, "tolerance")
     progress = callable_or_none(progress)
@@ -260,6 +302,8 @@ def denoise_tv(
             device_memory_limit,
             threads,
             channel_progress(progress, c, len(channels.arrays)),
+            sigma,
+            discrepancy_factor,
         )
         results.append(result)
         reports.append(report)
