@@ -13,9 +13,11 @@
 // timed), runs one warm-up step on each (program build, first touch), then
 // `rounds` timed rounds per backend, interleaved (CPU, OpenCL, CPU, ...) so
 // that a change of load hits both alike; a round doubles its step count until
-// it lasts `roundSeconds`, and a backend's speed is its best round, in voxel
-// updates per second. The faster backend wins; a tie goes to the CPU
-// reference. With the defaults a measurement costs about 0.1-0.3 s.
+// it lasts `roundSeconds`, and a backend's speed is its timed steps' voxel
+// updates over their total time (the sustained speed, not the best moment:
+// PoCL's speed on one problem varied up to 6x between runs on the test
+// machine). The faster backend wins; a tie goes to the CPU reference. With the
+// defaults a measurement costs about 0.2-0.4 s.
 //
 // The result is cached per process by (family, precision, dimension, probe
 // size class (a factor of 4 in voxels), CPU threads, device) for
@@ -42,8 +44,8 @@ namespace gpur
 /** How the chooser measures and how long it trusts a measurement. */
 struct AutoTiming
 {
-  double roundSeconds = 0.02;   ///< a timed round doubles its steps until it lasts this long
-  unsigned rounds = 2;          ///< timed rounds per backend, interleaved; the best one counts
+  double roundSeconds = 0.025;  ///< a timed round doubles its steps until it lasts this long
+  unsigned rounds = 3;          ///< timed rounds per backend, interleaved; all their steps count
   unsigned maxSteps = 1u << 16; ///< most steps in one round (a clock that does not advance)
   double maxAgeSeconds = 300.0; ///< a cached measurement is reused for this long
   /** Seconds on a monotonic clock; empty: std::chrono::steady_clock. Tests inject a fake one. */

@@ -86,7 +86,12 @@ OnDevices(const std::vector<DeviceInfo> & devices, const std::string & reason)
   return r;
 }
 
-/** Times rounds of a probe's steps on one backend (see gpurAutoBackend.h). */
+/**
+ * Times rounds of a probe's steps on one backend (see gpurAutoBackend.h). The
+ * speed is every timed step's voxels over their total time: the sustained
+ * throughput, which predicts a long run, rather than the best moment (a CPU
+ * driver's speed can vary several-fold from one moment to the next).
+ */
 class RoundTimer
 {
 public:
@@ -96,7 +101,7 @@ public:
   {
   }
 
-  /** One round: doubles the steps until they last timing.roundSeconds; keeps the best speed. */
+  /** One round: doubles the steps until they last timing.roundSeconds (the shorter tries count too). */
   void
   Round(const AutoTiming & timing, const std::function<double()> & clock)
   {
@@ -105,12 +110,10 @@ public:
       const double start = clock();
       m_Steps(m_Count);
       const double seconds = clock() - start;
+      m_Seconds += seconds;
+      m_Work += m_Voxels * m_Count;
       if (seconds >= timing.roundSeconds || m_Count >= timing.maxSteps)
-      {
-        const double speed = m_Voxels * m_Count / std::max(seconds, 1e-9);
-        m_Best = std::max(m_Best, speed);
         return;
-      }
       m_Count = std::min(2 * m_Count, timing.maxSteps);
     }
   }
@@ -121,17 +124,18 @@ public:
     m_Steps(1);
   }
 
+  /** Voxel updates per second over every timed step. */
   double
-  Best() const
+  Speed() const
   {
-    return m_Best;
+    return m_Work / std::max(m_Seconds, 1e-9);
   }
 
 private:
   ProbeSteps m_Steps;
   double m_Voxels;
   unsigned m_Count = 1;
-  double m_Best = 0.0;
+  double m_Work = 0.0, m_Seconds = 0.0;
 };
 
 } // namespace
@@ -227,8 +231,8 @@ AutoBackendChooser::Measure(const AutoProbe & probe, const DeviceInfo & device)
       }
     }
   }
-  entry.cpu = cpu.Best();
-  entry.opencl = entry.failure.empty() && opencl != nullptr ? opencl->Best() : 0.0;
+  entry.cpu = cpu.Speed();
+  entry.opencl = entry.failure.empty() && opencl != nullptr ? opencl->Speed() : 0.0;
   entry.probe = ProbeName(probe);
   entry.when = Now();
   entry.seconds = entry.when - start;

@@ -123,13 +123,32 @@ TEST(AutoRule, TheFasterMeasuredBackendRunsAndTheReasonNamesBothSpeeds)
     << "a tie goes to the CPU reference";
 }
 
-TEST(AutoRule, RoundsAreInterleavedDoubledUntilLongEnoughAndTheBestCounts)
+TEST(AutoRule, RoundsAreInterleavedDoubledUntilLongEnoughAndAllTimedStepsCount)
 {
   FakeMachine m;
   m.cpuSecondsPerStep = 0.004;   // 4 steps last 16 ms < 20 ms: a round needs 8 (32 ms)
   m.openclSecondsPerStep = 0.03; // one step is already long enough
-  gpur::AutoBackendChooser chooser(m.Timing());
-  chooser.Choose({ FakeDevice(gpur::DeviceType::CPU) }, false, m.Probe("TV", k512), gpur::AutoMode::Measure);
+  gpur::AutoTiming timing = m.Timing();
+  timing.rounds = 2;
+  timing.roundSeconds = 0.02;
+  gpur::AutoBackendChooser chooser(timing);
+  gpur::AutoProbe probe = m.Probe("TV", k512);
+  // A CPU that slows down 3x after its first round: the speed is the sustained one, not the best round's.
+  const auto prepare = probe.prepare;
+  probe.prepare = [&m, prepare](const gpur::ResolvedBackend & candidate) -> gpur::ProbeSteps
+  {
+    gpur::ProbeSteps steps = prepare(candidate);
+    if (candidate.backend == gpur::Backend::OpenCL)
+      return steps;
+    return [&m, steps](unsigned n)
+    {
+      steps(n);
+      if (m.runs.size() > 6) // after the CPU's first round (warm-ups, 4 tries, OpenCL's round)
+        m.now += 2 * n * m.cpuSecondsPerStep;
+    };
+  };
+  const gpur::ResolvedBackend r =
+    chooser.Choose({ FakeDevice(gpur::DeviceType::CPU) }, false, probe, gpur::AutoMode::Measure);
   const std::vector<std::pair<char, unsigned>> expected{
     { 'C', 1 }, { 'O', 1 },                         // set-up and warm-up, untimed
     { 'C', 1 }, { 'C', 2 }, { 'C', 4 }, { 'C', 8 }, // round 1 on the CPU: doubled until >= 20 ms
@@ -138,6 +157,10 @@ TEST(AutoRule, RoundsAreInterleavedDoubledUntilLongEnoughAndTheBestCounts)
   };
   EXPECT_EQ(m.runs, expected);
   EXPECT_EQ(m.prepared, 2u) << "one set-up per backend";
+  // CPU: 15 steps at 4 ms, then 8 at 12 ms; OpenCL: 2 steps at 30 ms.
+  const double voxels = 512.0 * 512.0;
+  EXPECT_NEAR(r.cpuVoxelsPerSecond, 23 * voxels / (15 * 0.004 + 8 * 0.012), 1e-3 * r.cpuVoxelsPerSecond);
+  EXPECT_NEAR(r.openclVoxelsPerSecond, voxels / 0.03, 1e-6 * r.openclVoxelsPerSecond);
 }
 
 TEST(AutoRule, MeasuresOncePerKeyAndAgainAfterMaxAge)
