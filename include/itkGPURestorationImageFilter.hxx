@@ -6,6 +6,8 @@
 
 #include "itkGPURestorationCommon.h"
 
+#include <algorithm>
+
 namespace itk
 {
 
@@ -72,7 +74,8 @@ GPURestorationImageFilter<TInputImage, TOutputImage>::MakeExecutionOptions() con
   execution.backend = GPURestoration::ToEngine(m_Backend);
   execution.device = m_Device;
   execution.parallelFor = GPURestoration::MakeParallelFor(this->GetNumberOfWorkUnits());
-  execution.threads = this->GetNumberOfWorkUnits();
+  // The threads that run them (ITK's pool may have fewer than the work units): Auto's CPU speed depends on them.
+  execution.threads = std::min(this->GetNumberOfWorkUnits(), this->GetMultiThreader()->GetMaximumNumberOfThreads());
   return execution;
 }
 
