@@ -2,9 +2,12 @@
 // TV denoising throughput: iterations per second of the default algorithm
 // (AcceleratedChambollePock, float) on the CPU reference and on each OpenCL
 // device, and the memory bandwidth that implies as a fraction of the copy
-// bandwidth measured in the same run. Prints a table and writes JSON.
+// bandwidth measured in the same run; then, per case, what Backend::Auto
+// chooses on this machine and the two speeds it measured. Prints a table and
+// writes JSON.
 //
-//   tv_bench [--sizes 2d,3d] [--iterations N] [--devices SELECTION] [--json out.json] [--quick]
+//   tv_bench [--sizes 2d,3d,2d:N,3d:N] [--iterations N] [--devices SELECTION] [--json out.json] [--quick]
+#include "gpurAutoBackend.h"
 #include "gpurBench.h"
 #include "gpurCommandLine.h"
 #include "gpurDevice.h"
@@ -72,6 +75,13 @@ struct Row
   }
 };
 
+/** What Backend::Auto chose for a case and the speeds its probe measured (0: not measured). */
+struct AutoChoice
+{
+  std::string case_, backend, reason;
+  double cpuMvoxPerSecond = 0, openclMvoxPerSecond = 0;
+};
+
 /**
  * Floats each voxel must move per iteration of (Accelerated)ChambollePock if
  * every array is read or written exactly once per kernel (stencil neighbours
@@ -89,6 +99,23 @@ FloatsPerVoxelPerIteration(unsigned dimension)
   return dual + primal;
 }
 
+/** The edge length of a --sizes case: 2d, 3d (the defaults), 2d:N or 3d:N (N >= 2). */
+std::size_t
+EdgeLength(const std::string & size, bool quick)
+{
+  const std::string kind = size.substr(0, 2);
+  if ((kind == "2d" || kind == "3d") && size.size() == 2)
+    return kind == "2d" ? (quick ? 512 : 2048) : (quick ? 64 : 256);
+  if ((kind == "2d" || kind == "3d") && size.size() > 3 && size[2] == ':' &&
+      size.find_first_not_of("0123456789", 3) == std::string::npos && size.size() <= 9)
+  {
+    const std::size_t n = std::stoul(size.substr(3));
+    if (n >= 2)
+      return n;
+  }
+  throw gpur::cli::UsageError("--sizes: unknown case '" + size + "' (allowed: 2d, 3d, 2d:N, 3d:N with N >= 2)");
+}
+
 /** Returns false when --help was printed. */
 bool
 ParseOptions(int argc, char * argv[], Options & o)
@@ -98,7 +125,8 @@ ParseOptions(int argc, char * argv[], Options & o)
                            "TV denoising throughput on the CPU reference and each OpenCL device, next to the copy "
                            "bandwidth measured in the same run. Prints a table and writes JSON.");
   std::string sizes = "2d,3d";
-  parser.AddString("--sizes", "LIST", "Comma-separated cases: 2d (2048^2), 3d (256^3).", sizes);
+  parser.AddString(
+    "--sizes", "LIST", "Comma-separated cases: 2d (2048^2), 3d (256^3), or 2d:N (N^2), 3d:N (N^3).", sizes);
   parser.AddUnsigned("--iterations",
                      "N",
                      "Fixed iteration count N (timed as t(2N) - t(N)); default: doubled until 0.5 s.",
@@ -113,8 +141,7 @@ ParseOptions(int argc, char * argv[], Options & o)
     return false;
   o.sizes = gpur::bench::SplitCommas(sizes);
   for (const auto & s : o.sizes)
-    if (s != "2d" && s != "3d")
-      throw gpur::cli::UsageError("--sizes: unknown size '" + s + "' (allowed: 2d, 3d)");
+    EdgeLength(s, o.quick); // throws UsageError for an unknown case
   return true;
 }
 
@@ -125,12 +152,13 @@ MakeCases(const Options & o)
   std::vector<Case> cases;
   for (const auto & s : o.sizes)
   {
-    const std::size_t n = s == "2d" ? (o.quick ? 512 : 2048) : (o.quick ? 64 : 256);
+    const std::size_t n = EdgeLength(s, o.quick);
+    const bool twoD = s.compare(0, 2, "2d") == 0;
     Case c;
-    c.grid = s == "2d" ? gpur::MakeGrid2D(n, n) : gpur::MakeGrid3D(n, n, n);
-    c.name = (s == "2d" ? "2D " : "3D ") + std::to_string(n) + (s == "2d" ? "^2" : "^3");
+    c.grid = twoD ? gpur::MakeGrid2D(n, n) : gpur::MakeGrid3D(n, n, n);
+    c.name = (twoD ? "2D " : "3D ") + std::to_string(n) + (twoD ? "^2" : "^3");
     // About 1 s (2D) and 4 s (3D) of iterations on a 2-core CPU; Measure() doubles them on faster machines.
-    c.defaultIterations = s == "2d" ? 20 : 10;
+    c.defaultIterations = twoD ? 20 : 10;
     c.f = gpur::AddGaussianNoise(gpur::SheppLoganPhantom(c.grid), 0.1, 1);
     cases.push_back(std::move(c));
   }
@@ -184,6 +212,44 @@ Measure(const Case & c, const Target & t, unsigned fixedIterations, double minSe
   return r;
 }
 
+/**
+ * What Auto runs for a case on this machine: a one-iteration DenoiseTV with
+ * Backend::Auto, measured afresh (the process's cache cleared first). Its
+ * speeds are those of its own short probe, next to the table's timing.
+ */
+AutoChoice
+ChooseAuto(const Case & c)
+{
+  gpur::AutoBackendChooser::Process().Clear();
+  gpur::TVParameters parameters;
+  parameters.maxIterations = 1;
+  parameters.gapCheckInterval = 0;
+  parameters.gapTolerance = 0.0;
+  std::vector<float> u(c.f.size());
+  const gpur::TVReport report =
+    gpur::DenoiseTV(c.f.data(), u.data(), c.grid, parameters, gpur::MakeExecution(gpur::Backend::Auto));
+  AutoChoice a;
+  a.case_ = c.name;
+  a.backend = report.backend.Describe();
+  a.reason = report.backend.reason;
+  a.cpuMvoxPerSecond = report.backend.cpuVoxelsPerSecond / 1e6;
+  a.openclMvoxPerSecond = report.backend.openclVoxelsPerSecond / 1e6;
+  return a;
+}
+
+void
+PrintAutoChoices(const std::vector<AutoChoice> & choices)
+{
+  for (const AutoChoice & a : choices)
+  {
+    std::cout << "auto chose " << a.backend << " for " << a.case_;
+    if (a.cpuMvoxPerSecond > 0 && a.openclMvoxPerSecond > 0)
+      std::cout << ": cpu " << Format(a.cpuMvoxPerSecond, 1) << " Mvox/s, opencl " << Format(a.openclMvoxPerSecond, 1)
+                << " Mvox/s";
+    std::cout << " (" << a.reason << ")\n";
+  }
+}
+
 void
 PrintTable(const std::vector<Row> & rows)
 {
@@ -205,7 +271,11 @@ PrintTable(const std::vector<Row> & rows)
 
 /** Writes the JSON report to `out`, opened at start-up so that a bad path fails before the runs. */
 void
-WriteJson(std::ofstream & out, const Options & o, const std::vector<Target> & targets, const std::vector<Row> & rows)
+WriteJson(std::ofstream & out,
+          const Options & o,
+          const std::vector<Target> & targets,
+          const std::vector<Row> & rows,
+          const std::vector<AutoChoice> & choices)
 {
   out << std::setprecision(6);
   out << "{\n  \"benchmark\": \"tv_bench\",\n  \"algorithm\": "
@@ -229,6 +299,14 @@ WriteJson(std::ofstream & out, const Options & o, const std::vector<Target> & ta
         << ", \"iterationsPerSecond\": " << r.IterationsPerSecond() << ", \"mvoxPerSecond\": " << r.MvoxPerSecond()
         << ", \"bytesPerIteration\": " << r.bytesPerIteration << ", \"GBps\": " << r.Gbps()
         << ", \"copyGBps\": " << r.copyGbps << ", \"bandwidthFraction\": " << r.Fraction() << " }";
+  }
+  out << "\n  ],\n  \"auto\": [";
+  for (std::size_t i = 0; i < choices.size(); ++i)
+  {
+    const AutoChoice & a = choices[i];
+    out << (i ? "," : "") << "\n    { \"case\": " << JsonString(a.case_) << ", \"chose\": " << JsonString(a.backend)
+        << ", \"reason\": " << JsonString(a.reason) << ", \"cpuMvoxPerSecond\": " << a.cpuMvoxPerSecond
+        << ", \"openclMvoxPerSecond\": " << a.openclMvoxPerSecond << " }";
   }
   out << "\n  ]\n}\n";
   out.close();
@@ -264,9 +342,14 @@ main(int argc, char * argv[])
         std::cerr << "tv_bench: " << c.name << " on " << t.name << "...\n";
         rows.push_back(Measure(c, t, o.iterations, minSeconds));
       }
+    std::vector<AutoChoice> choices;
+    for (const auto & c : cases)
+      choices.push_back(ChooseAuto(c));
     std::cout << "\n";
     PrintTable(rows);
-    WriteJson(json, o, targets, rows);
+    std::cout << "\n";
+    PrintAutoChoices(choices);
+    WriteJson(json, o, targets, rows, choices);
     std::cout << "\nwrote " << o.json << "\n";
     return 0;
   }

@@ -43,6 +43,8 @@ function(gpur_add_gtest name)
   cmake_parse_arguments(G "" "" "SOURCES;LIBS;ENV;LABELS" ${ARGN})
   add_executable(${name} ${G_SOURCES})
   target_link_libraries(${name} PRIVATE ${G_LIBS} GTest::gtest GTest::gtest_main)
+  # test/: helpers shared by the modules' tests (gpurAutoTesting.h).
+  target_include_directories(${name} PRIVATE "${PROJECT_SOURCE_DIR}/test")
   gpur_warnings(${name})
   add_test(NAME ${name} COMMAND ${name} --gtest_color=no)
   set_tests_properties(${name} PROPERTIES ENVIRONMENT "${G_ENV}" LABELS "${G_LABELS}")

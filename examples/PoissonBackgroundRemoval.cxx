@@ -248,9 +248,9 @@ Run(const Options & o)
   std::cout << std::fixed << std::setprecision(4);
   std::cout << "image:           " << o.width << " x " << o.height << " pixels of " << kPixel
             << " um, 150 cells, noise sigma 0.01\n"
-            << "solver:          " << solver->GetBackendUsed() << ", -Lap u + c u = f, c = 1/" << o.length
-            << "^2 um^-2, Neumann; plan " << solver->GetSetupSeconds() << " s, solve " << solver->GetSolveSeconds()
-            << " s\n"
+            << "solver:          " << solver->GetBackendUsed() << " (" << solver->GetBackendReason()
+            << "), -Lap u + c u = f, c = 1/" << o.length << "^2 um^-2, Neumann; plan " << solver->GetSetupSeconds()
+            << " s, solve " << solver->GetSolveSeconds() << " s\n"
             << "background std:  " << flatBefore << " -> " << flatAfter << " (" << std::setprecision(1) << gain
             << "x flatter, on " << before.size() << " background pixels)\n"
             << std::setprecision(3) << "cell contrast:   " << coreResult / coreTruth

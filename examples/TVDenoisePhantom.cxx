@@ -159,7 +159,7 @@ Run(const Options & options)
 
   std::cout << std::fixed << std::setprecision(3) << "volume:          " << n << "^3 voxels, spacing " << kSpacing
             << " mm, noise sigma " << options.sigma << ", lambda " << options.lambda << "\n"
-            << "backend:         " << filter->GetBackendUsed() << "\n"
+            << "backend:         " << filter->GetBackendUsed() << " (" << filter->GetBackendReason() << ")\n"
             << "time:            " << filter->GetElapsedSeconds() << " s solve, " << wall << " s Update()\n"
             << "iterations:      " << filter->GetNumberOfIterations() << (filter->GetConverged() ? " (converged)" : "")
             << "\n"

@@ -114,7 +114,7 @@ def main(argv=None):
 
     print(f"scan:     machined part {SHAPE[2]} x {SHAPE[1]} x {SHAPE[0]}, {args.photons:g} photons per ray, "
           f"mean noise sigma {np.sqrt(scan.variance.mean()):.4f}")
-    print(f"backend:  {reports['S-PDU']['description']}")
+    print(f"backend:  {reports['S-PDU']['description']} ({reports['S-PDU']['backend_reason']})")
     print(f"{'':10s} {'PSNR dB':>8s} {'SSIM':>6s} {'ROI SNR':>8s}   smoothing (discrepancy: sum (u - f)^2 / var / N)")
     for name, r in ((name, result[name]) for name in images):
         if name == "noisy":

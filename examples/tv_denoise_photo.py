@@ -91,7 +91,7 @@ def main(argv=None):
     skimage.io.imsave(args.output, panel, check_contrast=False)
 
     print(f"image:         camera {clean.shape[1]} x {clean.shape[0]}, noise sigma {args.sigma}, lambda {args.lam}")
-    print(f"backend:       {report['description']}")
+    print(f"backend:       {report['description']} ({report['backend_reason']})")
     print(f"iterations:    {report['iterations']}{' (converged)' if report['converged'] else ''}, {seconds:.2f} s")
     print(f"PSNR noisy:    {result['psnr_noisy']:.2f} dB   SSIM {result['ssim_noisy']:.3f}")
     print(f"PSNR denoised: {result['psnr_denoised']:.2f} dB   SSIM {result['ssim_denoised']:.3f}")

@@ -176,6 +176,12 @@ public:
                      { m_Fields->Field(k, c).Download(Queue(), to, n, offset); });
   }
 
+  void
+  Finish() override
+  {
+    Queue().finish();
+  }
+
 private:
   const cl::CommandQueue &
   Queue() const

@@ -158,6 +158,11 @@ public:
   {
     return 0;
   }
+  /** Returns when every step advanced so far is done (Auto's speed probe times them); the CPU steppers are. */
+  virtual void
+  Finish()
+  {
+  }
 
   /**
    * Keeps a copy of the whole state, to which Restore returns (a rejected

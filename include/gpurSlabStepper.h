@@ -149,6 +149,13 @@ public:
     return regions;
   }
 
+  void
+  Finish() override
+  {
+    for (auto & slab : m_Slabs)
+      slab.stepper->Finish();
+  }
+
 private:
   /** Global interior slices [z0, z1) and the padded ones [p0, p1) its stepper holds. */
   struct Slab : ZPart

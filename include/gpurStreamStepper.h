@@ -131,6 +131,12 @@ public:
     return m_Regions.size();
   }
 
+  void
+  Finish() override
+  {
+    Flush();
+  }
+
 private:
   /** Interior slices [z0, z1) and the padded ones [p0, p1) sent to the device. */
   struct Region : ZPart

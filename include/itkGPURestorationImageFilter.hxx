@@ -6,6 +6,8 @@
 
 #include "itkGPURestorationCommon.h"
 
+#include <algorithm>
+
 namespace itk
 {
 
@@ -14,6 +16,7 @@ void
 GPURestorationImageFilter<TInputImage, TOutputImage>::GenerateData()
 {
   m_BackendUsed.clear();
+  m_BackendReason.clear();
   this->UpdateProgress(0.0f);
   try
   {
@@ -43,6 +46,7 @@ GPURestorationImageFilter<TInputImage, TOutputImage>::GenerateData()
   catch (...)
   {
     m_BackendUsed.clear();
+    m_BackendReason.clear();
     for (const auto & output : this->GetOutputs())
     {
       if (output)
@@ -70,6 +74,8 @@ GPURestorationImageFilter<TInputImage, TOutputImage>::MakeExecutionOptions() con
   execution.backend = GPURestoration::ToEngine(m_Backend);
   execution.device = m_Device;
   execution.parallelFor = GPURestoration::MakeParallelFor(this->GetNumberOfWorkUnits());
+  // The threads that run them (ITK's pool may have fewer than the work units): Auto's CPU speed depends on them.
+  execution.threads = std::min(this->GetNumberOfWorkUnits(), this->GetMultiThreader()->GetMaximumNumberOfThreads());
   return execution;
 }
 
@@ -99,6 +105,7 @@ void
 GPURestorationImageFilter<TInputImage, TOutputImage>::SetBackendUsed(const gpur::ResolvedBackend & used)
 {
   m_BackendUsed = used.Describe();
+  m_BackendReason = used.reason;
 }
 
 template<typename TInputImage, typename TOutputImage>
@@ -109,6 +116,7 @@ GPURestorationImageFilter<TInputImage, TOutputImage>::PrintSelf(std::ostream & o
   os << indent << "Backend: " << m_Backend << std::endl;
   os << indent << "Device: " << (m_Device.empty() ? "(default)" : m_Device) << std::endl;
   os << indent << "BackendUsed: " << (m_BackendUsed.empty() ? "(not run)" : m_BackendUsed) << std::endl;
+  os << indent << "BackendReason: " << (m_BackendReason.empty() ? "(not run)" : m_BackendReason) << std::endl;
 }
 
 } // namespace itk

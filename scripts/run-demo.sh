@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# The main job: install, build, then denoise a 3D CT-like phantom with TV on the
-# default OpenCL device. Output volumes and PNGs go to ./out (with VTK, also a 3D
+# The main job: install, build, then denoise a 3D CT-like phantom with TV, backend
+# Auto: a GPU when there is one, else the faster of the CPU reference and a CPU
+# OpenCL driver as measured (the demo prints which ran and why), so it runs on any
+# machine. Output volumes and PNGs go to ./out (with VTK, also a 3D
 # picture, out/tv_phantom_render.png). Extra arguments are passed to the demo (see
 # build/bin/TVDenoisePhantom --help).
 set -euo pipefail

@@ -102,9 +102,11 @@ TEST(Backend, ResolutionAndParsing)
   gpur::ExecutionOptions o;
   o.backend = gpur::Backend::CPU;
   EXPECT_EQ(gpur::ResolveBackend(o, false).backend, gpur::Backend::CPU);
-  o.backend = gpur::Backend::Auto;
+  o.backend = gpur::Backend::OpenCL;
   EXPECT_EQ(gpur::ResolveBackend(o, false).backend, gpur::Backend::OpenCL) << "a PoCL device is present";
   o.device = "1";
+  EXPECT_EQ(gpur::ResolveBackend(o, false).device.index, 1u);
+  o.backend = gpur::Backend::Auto; // a named device: OpenCL on it (the rest of Auto: gpurAutoBackendTest)
   EXPECT_EQ(gpur::ResolveBackend(o, false).device.index, 1u);
   o.device = "no-such-device-xyz";
   EXPECT_THROW(gpur::ResolveBackend(o, false), gpur::InvalidArgument);

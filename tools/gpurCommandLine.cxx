@@ -329,10 +329,13 @@ Parser::PrintHelp(std::ostream & os) const
 void
 AddToolOptions(Parser & parser, ToolOptions & target, DeviceMemoryLimit memoryLimit)
 {
-  auto & backend = parser.AddChoice("--backend",
-                                    "Where to run: auto (OpenCL if a device is available, else CPU), cpu or opencl.",
-                                    { "auto", "cpu", "opencl" },
-                                    target.backend);
+  auto & backend =
+    parser.AddChoice("--backend",
+                     "Where to run: auto (a GPU if there is one, a device named by --device, else the faster of "
+                     "the CPU and a CPU OpenCL driver as measured; the summary says which and why), cpu "
+                     "or opencl.",
+                     { "auto", "cpu", "opencl" },
+                     target.backend);
   backend.label = "Backend";
   backend.group = "Execution";
   auto & device = parser.AddString("--device",

@@ -236,7 +236,7 @@ Solve(const Options & o)
   if (!o.quiet)
   {
     std::ostringstream line;
-    line << kProgram << ": " << filter->GetBackendUsed() << ", boundary";
+    line << kProgram << ": " << filter->GetBackendUsed() << " (" << filter->GetBackendReason() << "), boundary";
     for (unsigned d = 0; d < Dimension; ++d)
       line << (d ? "," : " ") << filter->GetBoundaryCondition(d);
     line << ", shift " << o.shift;

@@ -223,7 +223,8 @@ Denoise(const Options & o)
   if (!o.quiet)
   {
     std::ostringstream line;
-    line << kProgram << ": " << filter->GetBackendUsed() << ", " << o.method << ", ";
+    line << kProgram << ": " << filter->GetBackendUsed() << " (" << filter->GetBackendReason() << "), " << o.method
+         << ", ";
     if (descent)
     {
       line << filter->GetNumberOfIterations() << " iterations, ||u - f|| " << filter->GetResidual();

@@ -152,7 +152,8 @@ Denoise(const Options & o)
     std::ostringstream noise;
     noise << std::setprecision(3) << "noise sigma " << filter->GetNoiseSigmaUsed()
           << (filter->GetNoiseSigmaEstimated() ? " estimated" : " given") << ", ";
-    line << kProgram << ": " << filter->GetBackendUsed() << ", lambda " << filter->GetLambdaUsed()
+    line << kProgram << ": " << filter->GetBackendUsed() << " (" << filter->GetBackendReason() << "), lambda "
+         << filter->GetLambdaUsed()
          << gpur::cli::AutomaticLambdaNote(filter.GetPointer(), noise.str(), o.discrepancy > 0.0);
     if (filter->GetDiscrepancy() > 0.0)
       line << ", discrepancy " << std::setprecision(4) << filter->GetDiscrepancy() << std::setprecision(6);

@@ -94,8 +94,9 @@
 // enqueues an unchecked solve of a well-posed operator, so another engine can
 // chain solves with its own kernels and no host round trip. The OpenCL backend needs fp64 on the device
 // whatever the scalar (the checks and the double solves of float data); Auto
-// picks OpenCL when such a device exists, else the CPU; BackendUsed() says
-// which one runs.
+// picks a GPU with fp64, else the faster of the CPU and a CPU OpenCL driver as
+// measured on unchecked solves of the operator's leading part (about 2^18
+// unknowns; gpurExecution.h); BackendUsed() says which one runs and why.
 #ifndef gpurPSCRSolver_h
 #define gpurPSCRSolver_h
 

@@ -4,6 +4,8 @@
 // of eq. (2.6)).
 #include "gpurPSCRSolver.h"
 
+#include "gpurAutoBackend.h"
+#include "gpurBuffer.h"
 #include "gpurError.h"
 #include "gpurPSCRDevice.h"
 #include "gpurPSCRInternal.h"
@@ -465,6 +467,125 @@ RefineOnCPU(const PSCRPlan<T> & plan,
     });
 }
 
+/** Unknowns of Auto's probe: a few milliseconds a solve on a CPU (512^2, 64^3). */
+constexpr std::size_t kAutoProbeCount = std::size_t(1) << 18;
+
+template<typename Scalar>
+const char *
+PrecisionName()
+{
+  if constexpr (IsComplex<Scalar>::value)
+    return std::is_same<RealType<Scalar>, float>::value ? "complex64" : "complex128";
+  else
+    return std::is_same<Scalar, float>::value ? "float32" : "float64";
+}
+
+/**
+ * The operator on the leading entries of every axis, about maxCount unknowns
+ * in all (each axis shrunk by the same factor): leading principal blocks of
+ * the factors, so A and M keep their kind (positive definite M stays so).
+ */
+template<typename Scalar>
+SeparableOperator<Scalar>
+LeadingOperator(const SeparableOperator<Scalar> & op, std::size_t maxCount)
+{
+  if (op.Count() <= maxCount)
+    return op;
+  const double factor = std::pow(double(maxCount) / double(op.Count()), 1.0 / double(op.axes.size()));
+  SeparableOperator<Scalar> out;
+  out.shift = op.shift;
+  for (const AxisFactors<Scalar> & axis : op.axes)
+  {
+    const std::size_t n = axis.Size();
+    const std::size_t m = std::min(n, std::max<std::size_t>(2, static_cast<std::size_t>(std::ceil(n * factor))));
+    auto lead = [m](const SymmetricTridiagonal<Scalar> & t)
+    {
+      SymmetricTridiagonal<Scalar> l;
+      l.diagonal.assign(t.diagonal.begin(), t.diagonal.begin() + m);
+      l.offDiagonal.assign(t.offDiagonal.begin(), t.offDiagonal.begin() + (m - 1));
+      return l;
+    };
+    out.axes.push_back(AxisFactors<Scalar>{ lead(axis.A), lead(axis.M) });
+  }
+  return out;
+}
+
+/**
+ * Auto's speed probe (gpurExecution.h): unchecked PSCR solves (the bulk of a
+ * checked one) of the operator's leading part, at most about kAutoProbeCount
+ * unknowns, with the solver's options. The plan is built when Auto measures,
+ * in double and rounded as the solver's own; should the part's plan fail (an
+ * indefinite operator can be singular on a part), the whole operator's is used.
+ */
+template<typename Scalar>
+AutoProbe
+MakeAutoProbe(const SeparableOperator<Scalar> & op, const PSCROptions & options, const ParallelForFunction & loop)
+{
+  using WideT = pscr::WideScalar<Scalar>;
+  AutoProbe probe;
+  const SeparableOperator<Scalar> part = LeadingOperator(op, kAutoProbeCount);
+  probe.family = "PSCR";
+  probe.precision = PrecisionName<Scalar>();
+  probe.grid.dimension = static_cast<unsigned>(part.axes.size());
+  for (std::size_t d = 0; d < part.axes.size(); ++d)
+    probe.grid.size[d] = part.axes[d].Size();
+  auto plan = std::make_shared<std::shared_ptr<const PSCRPlan<Scalar>>>();
+  probe.prepare = [&op, part, options, loop, plan](const ResolvedBackend & candidate) -> ProbeSteps
+  {
+    if (*plan == nullptr)
+    {
+      auto build = [&](const SeparableOperator<Scalar> & o)
+      {
+        const PSCRPlan<WideT> wide =
+          BuildPSCRPlan(CastOperator<WideT>(o), options, loop, std::numeric_limits<RealType<Scalar>>::epsilon());
+        if constexpr (std::is_same<Scalar, WideT>::value)
+          return std::make_shared<const PSCRPlan<Scalar>>(wide);
+        else
+          return std::make_shared<const PSCRPlan<Scalar>>(CastPlan<Scalar>(wide));
+      };
+      try
+      {
+        *plan = build(part);
+      }
+      catch (const Error &)
+      {
+        *plan = build(op);
+      }
+    }
+    const std::shared_ptr<const PSCRPlan<Scalar>> p = *plan;
+    auto rhs = std::make_shared<std::vector<Scalar>>(p->Count());
+    for (std::size_t i = 0; i < rhs->size(); ++i)
+      (*rhs)[i] = static_cast<Scalar>(static_cast<double>((i * 7919) % 1000) / 1000.0 - 0.5);
+    if (candidate.backend != Backend::OpenCL)
+    {
+      auto u = std::make_shared<std::vector<Scalar>>(rhs->size());
+      return [p, rhs, u, loop](unsigned steps)
+      {
+        for (unsigned i = 0; i < steps; ++i)
+        {
+          *u = *rhs; // from f each time: repeated A^-1 would drift towards overflow or denormals
+          SolveOnCPU(*p, u->data(), loop);
+        }
+      };
+    }
+    auto device =
+      std::make_shared<PSCRDeviceSolver<Scalar>>(p, candidate.device, pscr::MakeColumnGram(p->axes, p->shift));
+    auto f = std::make_shared<DeviceBuffer<Scalar>>(device->Context(), rhs->size());
+    f->Upload(device->Queue(), *rhs);
+    return [device, f](unsigned steps)
+    {
+      const DeviceBuffer<Scalar> & u = device->Data();
+      for (unsigned i = 0; i < steps; ++i)
+      {
+        device->Copy(f->Get(), u.Get());
+        device->Pass(u.Get());
+      }
+      device->Queue().finish();
+    };
+  };
+  return probe;
+}
+
 } // namespace
 
 template<typename Scalar>
@@ -600,8 +721,9 @@ PSCRSolver<Scalar>::PSCRSolver(const SeparableOperator<Scalar> & op, const PSCRO
   Solvers & s = *m_Solvers;
   s.loop = ResolveParallelFor(options.parallelFor ? options.parallelFor : options.execution.parallelFor);
   // The backend first: an unknown device or a missing fp64 (which the residual
-  // checks need on OpenCL, whatever the scalar) fails before the eigenproblems run.
-  m_Backend = ResolveBackend(options.execution, true);
+  // checks need on OpenCL, whatever the scalar) fails before the eigenproblems
+  // run. Auto on a CPU OpenCL driver measures solves of a part of the operator.
+  m_Backend = ResolveBackend(options.execution, true, MakeAutoProbe(op, options, s.loop));
   // The eigenproblems are solved in double either way: the plan in double
   // first, and a float solver's own plan is its rounded copy.
   s.wide = std::make_shared<const PSCRPlan<WideT>>(

@@ -6,6 +6,7 @@
 // complex, regular, indefinite (refinement) and singular; solves chained on
 // device buffers; backend choice and errors (fp64, build log, buffers).
 // Skipped without an OpenCL device.
+#include "gpurAutoTesting.h"
 #include "gpurError.h"
 #include "gpurPSCRDevice.h"
 #include "gpurPSCRSolver.h"
@@ -463,6 +464,21 @@ TEST(PSCROpenCL, ChainedSolvesOnDeviceBuffers)
   check(cd(0), SeparableOperator<double>{ { VariedAxis(12, 5), VariedAxis(10, 6) }, 0.5 });
 }
 
+TEST(PSCROpenCL, AutoMeasuresSolvesOfALeadingPart)
+{
+  GPUR_REQUIRE_AUTO_MEASURING();
+  const gpur::testing::AutoRuleScope rule;
+  // 600 000 unknowns: the probe solves the leading 661 x 397 (about 2^18) with the solver's options.
+  const SeparableOperator<double> op{ { VariedAxis(1000, 1), VariedAxis(600, 2) }, 0.2 };
+  const PSCRSolver<float> solver(gpur::CastOperator<float>(op));
+  ExpectMeasuredChoice(solver.BackendUsed(), "PSCR 2D float32 on 661x397 voxels");
+  std::vector<float> f(op.Count()), u(op.Count());
+  for (std::size_t i = 0; i < f.size(); ++i)
+    f[i] = float(i % 13) - 6.0f;
+  const gpur::PSCRSolveReport report = solver.Solve(f.data(), u.data());
+  EXPECT_LE(report.relativeResidual, report.residualTarget);
+}
+
 TEST(PSCROpenCL, BackendChoiceAndErrors)
 {
   GPUR_REQUIRE_OPENCL();
@@ -472,7 +488,10 @@ TEST(PSCROpenCL, BackendChoiceAndErrors)
   const PSCRSolver<double> opencl(op, On(Backend::OpenCL));
   EXPECT_EQ(opencl.BackendUsed().backend, Backend::OpenCL);
   EXPECT_EQ(opencl.BackendUsed().Describe(), "OpenCL: " + gpur::SelectDevices().front().name);
-  EXPECT_EQ(PSCRSolver<double>(op).BackendUsed().backend, Backend::OpenCL) << "Auto with a device that has fp64";
+  EXPECT_EQ(opencl.BackendUsed().reason, "backend OpenCL requested");
+  PSCROptions named = On(Backend::Auto);
+  named.execution.device = "0";
+  EXPECT_EQ(PSCRSolver<double>(op, named).BackendUsed().backend, Backend::OpenCL) << "Auto on a named device";
   PSCROptions unknown = On(Backend::Auto);
   unknown.execution.device = "no-such-device-xyz";
   ExpectError<gpur::InvalidArgument>([&] { PSCRSolver<double>(op, unknown); }, "no-such-device-xyz");

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "gpurTVDenoiser.h"
 
+#include "gpurAutoBackend.h"
 #include "gpurDecomposition.h"
 #include "gpurError.h"
 #include "gpurFiniteDifference.h"
@@ -363,12 +364,13 @@ PrepareRun(const Real * f,
   const double maxAbs = MaxAbs(f, n);
   RequireRepresentable<Real>(maxAbs, grid, parameters.lambda, parameters.gapTolerance > 0.0);
   TVRun<Real> run;
-  run.backend = ResolveBackend(execution, std::is_same<Real, double>::value);
   run.maxWeight = MaxWeight(weight, n);
   run.meanWeight = MeanWeight(weight, n);
   run.scale = ChooseWorkingScale(maxAbs, grid, TVIntensityUnit(parameters, grid, run.meanWeight));
   run.grid = run.scale.Apply(grid);
   run.f = ScaledByPowerOfTwo(f, n, run.scale.intensity, run.storage);
+  run.backend = ResolveBackend(
+    execution, std::is_same<Real, double>::value, MakeAutoProbe(run, weight, grid, parameters, execution));
   return run;
 }
 
@@ -396,6 +398,43 @@ MakeStepper(const Real * f,
   factories.device = [&layout](DeviceContext & context) { return MakeTVDeviceProgram<Real>(context, layout); };
   return MakeDecomposedStepper(
     layout, TVInputs(f, weight), grid, backend, execution, parameters.exchangeInterval, factories);
+}
+
+/** Voxels of Auto's probe: a few milliseconds a step on a CPU (about 50 Mvox/s on 2 cores). */
+constexpr std::size_t kAutoProbeVoxels = std::size_t(1) << 20;
+
+/**
+ * Auto's speed probe (gpurExecution.h): this run's own iterations, from its
+ * start, on the leading z-slices (rows in 2D) of its working input, at most
+ * kAutoProbeVoxels voxels.
+ */
+template<typename Real>
+AutoProbe
+MakeAutoProbe(const TVRun<Real> & run,
+              const Real * weight,
+              const Grid & grid,
+              const TVParameters & parameters,
+              const ExecutionOptions & execution)
+{
+  AutoProbe probe;
+  probe.family = weight != nullptr ? "weighted TV" : "TV";
+  probe.precision = TVPrecisionName<Real>();
+  probe.grid = LeadingPart(run.grid, kAutoProbeVoxels);
+  probe.prepare = [&run, weight, grid, parameters, execution, part = probe.grid](const ResolvedBackend & candidate)
+  {
+    ResolvedBackend backend = candidate;
+    std::shared_ptr<TVStepper<Real>> stepper = MakeStepper(run.f, weight, part, parameters, backend, execution);
+    stepper->Initialize();
+    auto schedule = std::make_shared<TVSchedule>(parameters, grid, run.maxWeight, run.meanWeight);
+    auto k = std::make_shared<unsigned>(0);
+    return [&run, stepper, schedule, k](unsigned steps)
+    {
+      for (unsigned i = 0; i < steps; ++i)
+        stepper->Advance(run.scale.Apply(schedule->Next((*k)++)));
+      stepper->Finish();
+    };
+  };
+  return probe;
 }
 
 /** The TV state arrays of a caller's view (input fields absent). */

@@ -5,6 +5,7 @@
 #include "gpurTVGradientDescent.h"
 #include "gpurOpenCL.h" // TranslateCLErrors
 
+#include "gpurAutoBackend.h"
 #include "gpurIterativeDriver.h"
 #include "gpurTVGDStepper.h"
 #include "gpurTVScaling.h"
@@ -161,7 +162,8 @@ PrepareRun(const Real * f,
            const Grid & grid,
            const TVGDParameters & parameters,
            const ExecutionOptions & execution,
-           bool uIsInput)
+           bool uIsInput,
+           const AutoProbe & probe)
 {
   grid.Validate();
   parameters.Validate();
@@ -178,7 +180,7 @@ PrepareRun(const Real * f,
   {
     RequireFinite(u, grid.Count(), "the starting image u");
   }
-  ResolvedBackend backend = ResolveBackend(execution, std::is_same<Real, double>::value);
+  ResolvedBackend backend = ResolveBackend(execution, std::is_same<Real, double>::value, probe);
   // TV-GD runs on the first selected device (no slabs): report only that one.
   if (backend.devices.size() > 1)
   {
@@ -201,6 +203,39 @@ MakeStepper(const Real * f,
     return MakeTVGDStepperOpenCL(f, grid, constants, backend.device);
   }
   return MakeTVGDStepperCPU(f, grid, constants, ResolveParallelFor(execution.parallelFor));
+}
+
+/** Voxels of Auto's probe: a few milliseconds a step on a CPU. */
+constexpr std::size_t kAutoProbeVoxels = std::size_t(1) << 20;
+
+/**
+ * Auto's speed probe (gpurExecution.h): iterations of this descent (gradient,
+ * its global norm, update) from f on the leading z-slices (rows in 2D) of f,
+ * at most kAutoProbeVoxels voxels.
+ */
+template<typename Real>
+AutoProbe
+MakeAutoProbe(const Real * f, const Grid & grid, const TVGDParameters & parameters, const ExecutionOptions & execution)
+{
+  AutoProbe probe;
+  probe.family = "TV-GD";
+  probe.precision = std::is_same<Real, float>::value ? "float32" : "float64";
+  probe.grid = LeadingPart(grid, kAutoProbeVoxels);
+  probe.prepare = [f, parameters, execution, part = probe.grid](const ResolvedBackend & candidate)
+  {
+    std::shared_ptr<TVGDStepper<Real>> stepper = MakeStepper(f, part, parameters, candidate, execution);
+    stepper->Initialize();
+    const double length = parameters.StepLength(part);
+    return [stepper, length, slices = part.size[2]](unsigned steps)
+    {
+      for (unsigned i = 0; i < steps; ++i)
+      {
+        const double norm = std::sqrt(stepper->Gradient(0, slices)); // waits for the device
+        stepper->Update(norm > 0.0 ? length / norm : 0.0, 0, slices, false);
+      }
+    };
+  };
+  return probe;
 }
 
 /** Throws when a norm of the descent is not finite: u left the range of the pixel type. */
@@ -291,7 +326,8 @@ Run(const Real * f,
     const ProgressCallback & callback)
 {
   TVGDReport report;
-  report.backend = PrepareRun(f, u, grid, parameters, execution, continueFromU);
+  report.backend =
+    PrepareRun(f, u, grid, parameters, execution, continueFromU, MakeAutoProbe(f, grid, parameters, execution));
   const std::size_t n = grid.Count();
   // Solve on f / 2^e in [-1, 1] (exact; e depends on f only, so continued runs agree bit for bit).
   const int e = UnitExponent(MaxAbs(f, n));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tests of the TV engine (no ITK): closed-form solutions, an independent
 // solver, convergence of the gap, CPU vs OpenCL agreement, parameter checks.
+#include "gpurAutoTesting.h"
 #include "gpurFiniteDifference.h"
 #include "gpurMetrics.h"
 #include "gpurPhantom.h"
@@ -196,6 +197,26 @@ TEST(TVEngine, CPUAndOpenCLAgree)
       EXPECT_LE(gpur::MaxAbsDifference(cpu.data(), ocl.data(), cpu.size()), 1e-4)
         << gpur::ToString(a) << " " << grid.ToString();
     }
+}
+
+TEST(TVEngine, AutoRunsTheFasterBackendAsMeasured)
+{
+  GPUR_REQUIRE_AUTO_MEASURING();
+  const gpur::testing::AutoRuleScope rule;
+  const Grid grid = gpur::MakeGrid2D(64, 48);
+  const std::vector<float> f = NoisyPhantom(grid);
+  const TVParameters p = FixedIterations(TVAlgorithm::AcceleratedChambollePock, 8.0, 20);
+  std::vector<float> u(f.size()), again(f.size());
+  const auto first = gpur::DenoiseTV(f.data(), u.data(), grid, p, gpur::MakeExecution(Backend::Auto));
+  gpur::testing::ExpectMeasuredChoice(first.backend, "TV 2D float32 on 64x48 voxels");
+  EXPECT_EQ(u, Denoise(f, grid, p, first.backend.backend)) << "the chosen backend's result";
+  // The same kind of run again: the process's cached measurement, the same choice.
+  const auto second = gpur::DenoiseTV(f.data(), again.data(), grid, p, gpur::MakeExecution(Backend::Auto));
+  EXPECT_EQ(second.backend.backend, first.backend.backend);
+  EXPECT_EQ(second.backend.cpuVoxelsPerSecond, first.backend.cpuVoxelsPerSecond);
+  EXPECT_EQ(second.backend.openclVoxelsPerSecond, first.backend.openclVoxelsPerSecond);
+  EXPECT_NE(second.backend.reason.find(" s ago"), std::string::npos) << second.backend.reason;
+  EXPECT_EQ(again, u);
 }
 
 TEST(TVEngine, DoublePrecisionOnBothBackends)

@@ -3,6 +3,7 @@
 // differences of TV, the invariants (zero-sum gradient, mean, step length),
 // the residual-target stop, CPU vs OpenCL, AW-TV's limit, semi-convergence on
 // a noisy phantom, slice ranges of the stepper interface, parameter checks.
+#include "gpurAutoTesting.h"
 #include "gpurMetrics.h"
 #include "gpurPhantom.h"
 #include "gpurTVGDStepper.h"
@@ -284,6 +285,17 @@ TEST(TVGD, CPUAndOpenCLAgree)
       EXPECT_NEAR(cpuReport.residual, oclReport.residual, 1e-5 * cpuReport.residual);
       EXPECT_NEAR(cpuReport.gradientNorm, oclReport.gradientNorm, 1e-4 * cpuReport.gradientNorm);
     }
+}
+
+TEST(TVGD, AutoRunsTheFasterBackendAsMeasured)
+{
+  GPUR_REQUIRE_AUTO_MEASURING();
+  const gpur::testing::AutoRuleScope rule;
+  const std::vector<float> f = gpur::AddGaussianNoise(gpur::SheppLoganPhantom(kAnisotropic), 0.1, 3);
+  std::vector<float> u(f.size());
+  const auto r = gpur::DenoiseTVGD(f.data(), u.data(), kAnisotropic, Fixed(0.5, 5), gpur::MakeExecution(Backend::Auto));
+  gpur::testing::ExpectMeasuredChoice(r.backend, "TV-GD 3D float32 on 11x9x7 voxels");
+  EXPECT_EQ(u, Denoise(f, kAnisotropic, Fixed(0.5, 5), r.backend.backend)) << "the chosen backend's result";
 }
 
 TEST(TVGD, AdaptiveWeightsTendToPlainTVForLargeDelta)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tests of statistical (noise-weighted) TV, DenoiseWeightedTV: the S-PDU model
 // (lambda/2) sum (u-f)^2 / w + TV(u) on both backends and every method.
+#include "gpurAutoTesting.h"
 #include "gpurMetrics.h"
 #include "gpurPhantom.h"
 #include "gpurTVDenoiser.h"
@@ -163,6 +164,21 @@ TEST(WeightedTV, VarianceWeightingBeatsPlainTVOnNonStationaryNoise)
   RecordProperty("best_weighted_rmse", std::to_string(bestWeighted));
   EXPECT_LT(bestWeighted, 0.97 * bestPlain);
   EXPECT_LT(weightedLow, plainLow); // the quiet half keeps more detail
+}
+
+TEST(WeightedTV, AutoMeasuresTheWeightedSolve)
+{
+  GPUR_REQUIRE_AUTO_MEASURING();
+  const gpur::testing::AutoRuleScope rule;
+  const Grid grid = gpur::MakeGrid3D(24, 20, 16);
+  const std::vector<float> phantom = gpur::AddGaussianNoise(gpur::SheppLoganPhantom(grid), 0.1, 5);
+  const std::vector<double> f(phantom.begin(), phantom.end());
+  std::vector<double> w(f.size()), u(f.size());
+  for (std::size_t i = 0; i < w.size(); ++i)
+    w[i] = 0.5 + double(i % 7) / 7.0;
+  const auto r = gpur::DenoiseWeightedTV(
+    f.data(), w.data(), u.data(), grid, Parameters(TVAlgorithm::PDU, 8.0, 0.0, 10), gpur::MakeExecution(Backend::Auto));
+  gpur::testing::ExpectMeasuredChoice(r.backend, "weighted TV 3D float64 on 24x20x16 voxels");
 }
 
 TEST(WeightedTV, BadWeightsAreRefused)

@@ -39,14 +39,33 @@ namespace py = pybind11;
 namespace
 {
 
+/**
+ * What ran and why, the first entries of every report: backend ("CPU" or
+ * "OpenCL"), device, description, backend_reason, and measured_mvox_per_s
+ * ({"cpu": ..., "opencl": ...} when Auto measured the two, else empty).
+ */
+py::dict
+BackendFields(const gpur::ResolvedBackend & used)
+{
+  py::dict d;
+  const bool opencl = used.backend == gpur::Backend::OpenCL;
+  d["backend"] = opencl ? "OpenCL" : "CPU";
+  d["device"] = opencl ? used.device.name : std::string();
+  d["description"] = used.Describe();
+  d["backend_reason"] = used.reason;
+  py::dict speeds;
+  if (used.cpuVoxelsPerSecond > 0.0)
+    speeds["cpu"] = used.cpuVoxelsPerSecond / 1e6;
+  if (used.openclVoxelsPerSecond > 0.0)
+    speeds["opencl"] = used.openclVoxelsPerSecond / 1e6;
+  d["measured_mvox_per_s"] = speeds;
+  return d;
+}
+
 py::dict
 ReportToDict(const gpur::TVReport & report)
 {
-  py::dict d;
-  const bool opencl = report.backend.backend == gpur::Backend::OpenCL;
-  d["backend"] = opencl ? "OpenCL" : "CPU";
-  d["device"] = opencl ? report.backend.device.name : std::string();
-  d["description"] = report.backend.Describe();
+  py::dict d = BackendFields(report.backend);
   d["iterations"] = report.iterations;
   d["converged"] = report.converged;
   d["relative_gap"] = report.relativeGap;
@@ -115,6 +134,7 @@ Execution(const std::string & backend,
   execution.device = device;
   execution.deviceMemoryLimit = deviceMemoryLimit;
   execution.parallelFor = ThreadLoop(threads);
+  execution.threads = threads;
   return execution;
 }
 
@@ -421,11 +441,7 @@ DenoiseStatisticalTVGD(py::array_t<Real, py::array::c_style> f,
                     [&](const gpur::ProgressCallback & callback) {
                       report = gpur::DenoiseStatisticalTVGD<Real>(in, var, out, grid, parameters, execution, callback);
                     });
-  py::dict d;
-  const bool opencl = report.gd.backend.backend == gpur::Backend::OpenCL;
-  d["backend"] = opencl ? "OpenCL" : "CPU";
-  d["device"] = opencl ? report.gd.backend.device.name : std::string();
-  d["description"] = report.gd.backend.Describe();
+  py::dict d = BackendFields(report.gd.backend);
   d["method"] = parameters.gd.variant == gpur::TVGDVariant::TV ? "tvgd" : "awtv";
   d["iterations"] = report.gd.iterations;
   d["seconds"] = report.gd.seconds;
@@ -767,14 +783,7 @@ DefineSeparablePlan(py::module_ & m, const std::string & suffix)
          py::arg("device"),
          py::arg("threads"))
     .def("solve", &Plan::Solve, py::arg("f").noconvert())
-    .def_property_readonly("backend",
-                           [](const Plan & p)
-                           {
-                             const gpur::ResolvedBackend & used = p.Solver().BackendUsed();
-                             const bool opencl = used.backend == gpur::Backend::OpenCL;
-                             return py::make_tuple(
-                               opencl ? "OpenCL" : "CPU", opencl ? used.device.name : std::string(), used.Describe());
-                           })
+    .def_property_readonly("backend", [](const Plan & p) { return BackendFields(p.Solver().BackendUsed()); })
     .def_property_readonly("singular", [](const Plan & p) { return p.Solver().IsSingular(); })
     .def_property_readonly("well_posed", [](const Plan & p) { return p.Solver().IsWellPosed(); })
     .def_property_readonly("computes_in_double", [](const Plan & p) { return p.Solver().ComputesInDouble(); })

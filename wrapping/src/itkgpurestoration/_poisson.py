@@ -203,8 +203,9 @@ def solve_poisson(
     max_refinement_steps : None or int 0..16
         Most steps of iterative refinement, u += A^-1 (f - A u); None: 8.
     backend : {"auto", "cpu", "opencl"}
-        auto uses OpenCL when a device exists (and supports fp64 for float64
-        data), else the CPU (all cores).
+        As for ``denoise_tv`` (an OpenCL device needs fp64 here for any
+        dtype); "auto" on a CPU OpenCL driver measures solves of a part of the
+        problem.
     device : str
         OpenCL device selection, as for ``denoise_tv``.
     num_threads : int >= 1, optional
@@ -216,7 +217,8 @@ def solve_poisson(
         shift to float32),
         residual_target, rounding_floor, refinement_steps, computed_in_double,
         incompatibility (singular problems: the share of f projected out; else
-        0), backend ("CPU"/"OpenCL"), device, description, radix, boundary,
+        0), backend ("CPU"/"OpenCL"), device, description, backend_reason,
+        measured_mvox_per_s (as for ``denoise_tv``), radix, boundary,
         spacing, shift, precision, singular, setup_seconds (the plan; on
         OpenCL with its upload), solve_seconds (host arrays in and out, the
         checks and refinement included), tridiagonal_solves.

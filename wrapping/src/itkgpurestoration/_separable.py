@@ -277,8 +277,8 @@ class SeparableSolver:
         an f that is not orthogonal to e up to rounding. The solution has
         e^T M u = 0.
     backend, device :
-        As for ``denoise_tv``: "auto" uses OpenCL when a device exists (with
-        fp64 for float64 data), else the CPU (all cores).
+        As for ``PoissonSolver`` ("auto": a GPU, else the faster of the CPU
+        and a CPU OpenCL driver as measured; see ``denoise_tv``).
     num_threads : int >= 1, optional
         Threads of the CPU backend and of the plan's setup (host-side loops
         of an OpenCL run too); None (default): every core. The results do not
@@ -289,7 +289,7 @@ class SeparableSolver:
     Attributes: ``axes``, ``shape``, ``shift``, ``dtype``, ``radix``,
     ``precision``, ``residual_tolerance``, ``max_refinement_steps`` (the
     automatic choice resolved), ``backend`` ("CPU" or "OpenCL"), ``device``
-    (its name, "" on the CPU), ``singular``, ``well_posed`` (real positive
+    (its name, "" on the CPU), ``backend_reason``, ``singular``, ``well_posed`` (real positive
     (semi)definite: PSCR is stable in float32 on it), ``computes_in_double``,
     ``setup_seconds``, ``tridiagonal_solves`` (per solve, before refinement).
     """
@@ -348,12 +348,17 @@ class SeparableSolver:
     @property
     def backend(self):
         """The backend the solves run on: "CPU" or "OpenCL"."""
-        return self._plan.backend[0]
+        return self._plan.backend["backend"]
 
     @property
     def device(self):
         """The OpenCL device's name ("" on the CPU)."""
-        return self._plan.backend[1]
+        return self._plan.backend["device"]
+
+    @property
+    def backend_reason(self):
+        """Why that backend runs, e.g. "backend CPU requested" or Auto's measurement with its two speeds."""
+        return self._plan.backend["backend_reason"]
 
     @property
     def singular(self):
@@ -393,7 +398,8 @@ class SeparableSolver:
         rounding_floor (the residual of the exact solution rounded to dtype),
         refinement_steps (taken), computed_in_double, incompatibility (singular
         operators: |e^T f| / (|e| |f|), the share of f projected out; else 0),
-        solve_seconds, and backend, device, description, radix, shift,
+        solve_seconds, and backend, device, description, backend_reason,
+        measured_mvox_per_s (see ``denoise_tv``), radix, shift,
         precision, singular, setup_seconds, tridiagonal_solves.
 
         Raises ValueError for a bad rhs (shape, dtype, NaN/Inf, incompatible
@@ -430,8 +436,7 @@ class SeparableSolver:
             raise NumericalError(_python_terms(str(e))) from None
         except _core.IncompatibleRightHandSide as e:
             raise ValueError(f"{e}. {self._incompatible_hint()}") from None
-        backend, device, description = self._plan.backend
-        report = {"backend": backend, "device": device, "description": description}
+        report = dict(self._plan.backend)
         report.update(self._settings())
         report["singular"] = self.singular
         report["setup_seconds"] = self.setup_seconds

@@ -130,7 +130,7 @@ def denoise_statistical_tv(
         ``ChannelAxisWarning``.
     return_report : bool
         Also return a dict. Always: method, backend, device, description,
-        iterations, seconds, discrepancy, variance_estimated, mean_variance.
+        backend_reason, measured_mvox_per_s (as for ``denoise_tv``), iterations, seconds, discrepancy, variance_estimated, mean_variance.
         Also variance_range (max / min of the variance) and noise_estimation
         (None, or the estimator's report: residual_gain, gain_measured, ...).
         Primal-dual: lam, automatic_lam, discrepancy_target (the factor met, 0
