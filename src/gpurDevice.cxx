@@ -3,6 +3,7 @@
 
 #include "gpurError.h"
 #include "gpurOpenCL.h"
+#include "gpurText.h"
 
 #include <algorithm>
 #include <cctype>
@@ -14,13 +15,6 @@ namespace gpur
 {
 namespace
 {
-
-std::string
-Lower(std::string s)
-{
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
 
 std::string
 Trim(const std::string & s)
@@ -151,13 +145,13 @@ AddItem(const std::string & rawItem, std::vector<DeviceInfo> & out)
       out.push_back(d);
     }
   };
-  const std::string item = Lower(Trim(rawItem));
+  const std::string item = ToLower(Trim(rawItem));
   const std::size_t before = out.size();
   bool matchedAny = false;
   if (item.empty() || item == "default")
   {
     const char * env = std::getenv(DeviceEnvironmentVariable());
-    if (env != nullptr && *env != '\0' && Lower(Trim(env)) != "default")
+    if (env != nullptr && *env != '\0' && ToLower(Trim(env)) != "default")
     {
       for (const auto & d : SelectDevices(env))
         add(d);
@@ -209,7 +203,7 @@ AddItem(const std::string & rawItem, std::vector<DeviceInfo> & out)
   {
     for (const auto & d : all)
     {
-      if (Lower(d.platformName + " " + d.name).find(item) != std::string::npos)
+      if (ToLower(d.platformName + " " + d.name).find(item) != std::string::npos)
       {
         add(d);
         matchedAny = true;

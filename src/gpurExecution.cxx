@@ -4,6 +4,7 @@
 #include "gpurAutoBackend.h"
 #include "gpurContext.h"
 #include "gpurError.h"
+#include "gpurText.h"
 
 #include <algorithm>
 #include <cctype>
@@ -33,23 +34,10 @@ operator<<(std::ostream & os, Backend backend)
   return os << ToString(backend);
 }
 
-namespace
-{
-
-std::string
-Lower(std::string text)
-{
-  std::transform(
-    text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
-
-} // namespace
-
 Backend
 ParseBackend(const std::string & text)
 {
-  const std::string t = Lower(text);
+  const std::string t = ToLower(text);
   if (t == "auto")
     return Backend::Auto;
   if (t == "cpu")
@@ -68,7 +56,7 @@ AutoEnvironmentVariable()
 AutoMode
 ParseAutoMode(const std::string & text)
 {
-  const std::string t = Lower(text);
+  const std::string t = ToLower(text);
   if (t.empty() || t == "measure")
     return AutoMode::Measure;
   if (t == "cpu")
@@ -126,7 +114,7 @@ Trimmed(const std::string & text)
 bool
 NamesDevice(const std::string & selection)
 {
-  const std::string t = Lower(Trimmed(selection));
+  const std::string t = ToLower(Trimmed(selection));
   return !t.empty() && t != "default";
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "gpurCommandLine.h"
 
+#include "gpurText.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -14,14 +16,6 @@ namespace cli
 
 namespace
 {
-
-std::string
-Lower(std::string text)
-{
-  std::transform(
-    text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
 
 std::string
 Join(const std::vector<std::string> & items, const std::string & separator)
@@ -103,7 +97,7 @@ std::string
 ParseChoice(const std::string & option, const std::string & value, const std::vector<std::string> & choices)
 {
   for (const auto & choice : choices)
-    if (Lower(choice) == Lower(value))
+    if (ToLower(choice) == ToLower(value))
       return choice;
   throw UsageError(option + " must be one of " + Join(choices, ", ") + ", got '" + value + "'");
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "gpurToolComplaints.h"
 
+#include "gpurText.h"
 #include "gpurToolInterrupt.h"
 
 #include "itkObjectFactory.h"
@@ -74,9 +75,7 @@ StartsWith(const std::string & text, const char * prefix)
 bool
 SaysWarning(const std::string & line)
 {
-  std::string lower = line;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-  return lower.find("warning") != std::string::npos;
+  return ToLower(line).find("warning") != std::string::npos;
 }
 
 } // namespace
