@@ -400,9 +400,6 @@ MakeStepper(const Real * f,
     layout, TVInputs(f, weight), grid, backend, execution, parameters.exchangeInterval, factories);
 }
 
-/** Voxels of Auto's probe: a few milliseconds a step on a CPU (about 50 Mvox/s on 2 cores). */
-constexpr std::size_t kAutoProbeVoxels = std::size_t(1) << 20;
-
 /**
  * Auto's speed probe (gpurExecution.h): this run's own iterations, from its
  * start, on the leading z-slices (rows in 2D) of its working input, at most

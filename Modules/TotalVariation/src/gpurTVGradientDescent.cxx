@@ -6,6 +6,7 @@
 #include "gpurOpenCL.h" // TranslateCLErrors
 
 #include "gpurAutoBackend.h"
+#include "gpurTVDenoiser.h" // TVPrecisionName
 #include "gpurIterativeDriver.h"
 #include "gpurTVGDStepper.h"
 #include "gpurTVScaling.h"
@@ -205,9 +206,6 @@ MakeStepper(const Real * f,
   return MakeTVGDStepperCPU(f, grid, constants, ResolveParallelFor(execution.parallelFor));
 }
 
-/** Voxels of Auto's probe: a few milliseconds a step on a CPU. */
-constexpr std::size_t kAutoProbeVoxels = std::size_t(1) << 20;
-
 /**
  * Auto's speed probe (gpurExecution.h): iterations of this descent (gradient,
  * its global norm, update) from f on the leading z-slices (rows in 2D) of f,
@@ -219,7 +217,7 @@ MakeAutoProbe(const Real * f, const Grid & grid, const TVGDParameters & paramete
 {
   AutoProbe probe;
   probe.family = "TV-GD";
-  probe.precision = std::is_same<Real, float>::value ? "float32" : "float64";
+  probe.precision = TVPrecisionName<Real>();
   probe.grid = LeadingPart(grid, kAutoProbeVoxels);
   probe.prepare = [f, parameters, execution, part = probe.grid](const ResolvedBackend & candidate)
   {
