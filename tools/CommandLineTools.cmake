@@ -408,3 +408,75 @@ endfunction()
 cli_devices_expect_failure(unknown-option "unknown option '--no-such-option' \\(see --help\\)" --no-such-option)
 cli_devices_expect_failure(xml "--xml: this tool lists devices and processes no image, so it has no 3D Slicer" --xml)
 cli_devices_expect_failure(two-selections "unexpected argument|expected \\[selection\\], got 2 arguments" gpu cpu)
+
+# (12) itkgpurestoration-l1mc (L1-mean-curvature denoising, 2D) on the TV regression input (64 x 64,
+# [0, 1]): a run on each backend, whose summary states r0, the iterations and convergence, and whose
+# outputs agree (CPU vs OpenCL within 1e-4 of the range, same geometry); the Slicer description and
+# progress; a warning for a run that ends before --tolerance; failures with exit 1, one line, no output.
+if(TARGET itkgpurestoration-l1mc)
+  set(cli_l1mc_dir "${cli_tv_dir}/l1mc")
+  file(MAKE_DIRECTORY "${cli_l1mc_dir}")
+  foreach(backend cpu opencl)
+    add_test(NAME itkgpurestoration-l1mc-run-${backend}
+      COMMAND $<TARGET_FILE:itkgpurestoration-l1mc> --r0 0.005 --backend ${backend} "${cli_tv_input}"
+        "${cli_l1mc_dir}/denoised-${backend}.nrrd")
+    set_tests_properties(itkgpurestoration-l1mc-run-${backend} PROPERTIES FIXTURES_SETUP CliL1MCRun-${backend}
+      PASS_REGULAR_EXPRESSION "r0 0\\.005, data range [0-9.]+, h 0\\.0159, [0-9]+ iterations \\(converged\\), relative change [0-9.e+-]+, residuals R1")
+  endforeach()
+  add_test(NAME itkgpurestoration-l1mc-backends-agree
+    COMMAND $<TARGET_FILE:gpurTestData> compare "${cli_l1mc_dir}/denoised-opencl.nrrd"
+      "${cli_l1mc_dir}/denoised-cpu.nrrd" "${cli_tv_input}" 1e-6 1e-4)
+  set_tests_properties(itkgpurestoration-l1mc-backends-agree PROPERTIES
+    FIXTURES_REQUIRED "CliL1MCRun-cpu;CliL1MCRun-opencl")
+  # Without --r0: r0 from the estimated noise level, named in the summary.
+  add_test(NAME itkgpurestoration-l1mc-run-automatic
+    COMMAND $<TARGET_FILE:itkgpurestoration-l1mc> --backend cpu "${cli_tv_input}" "${cli_l1mc_dir}/automatic.mha")
+  set_tests_properties(itkgpurestoration-l1mc-run-automatic PROPERTIES
+    PASS_REGULAR_EXPRESSION "r0 [0-9.e-]+ \\(from noise sigma [0-9.e-]+ estimated\\)")
+  add_test(NAME itkgpurestoration-l1mc-warns-not-converged
+    COMMAND ${CMAKE_COMMAND} "-DTOOL=$<TARGET_FILE:itkgpurestoration-l1mc>"
+      "-DARGS=--r0|0.005|--iterations|2|--quiet|--backend|cpu|${cli_tv_input}|${cli_l1mc_dir}/not-converged.nrrd"
+      "-DOUTPUT=${cli_l1mc_dir}/not-converged.nrrd" "-DMESSAGE=.*2 iterations" -DPROGRAM=itkgpurestoration-l1mc
+      -P "${CMAKE_CURRENT_SOURCE_DIR}/ExpectWarning.cmake")
+
+  function(cli_l1mc_expect_failure name message)
+    set(output "${cli_l1mc_dir}/failure-${name}/out.nrrd")
+    set(args ${ARGN} "${output}")
+    string(REPLACE ";" "|" args "${args}")
+    add_test(NAME itkgpurestoration-l1mc-fails-${name}
+      COMMAND ${CMAKE_COMMAND} "-DTOOL=$<TARGET_FILE:itkgpurestoration-l1mc>" "-DARGS=${args}" "-DOUTPUT=${output}"
+        "-DMESSAGE=${message}" -DPROGRAM=itkgpurestoration-l1mc -P "${CMAKE_CURRENT_SOURCE_DIR}/ExpectFailure.cmake")
+    set_tests_properties(itkgpurestoration-l1mc-fails-${name} PROPERTIES LABELS "cli;l1mc")
+  endfunction()
+  cli_l1mc_expect_failure(negative-r0 "--r0 needs a finite number >= 0" --r0 -1 "${cli_tv_input}")
+  cli_l1mc_expect_failure(nan-sigma "--sigma needs a finite number >= 0" --sigma nan "${cli_tv_input}")
+  cli_l1mc_expect_failure(zero-tolerance "--tolerance needs a positive finite number" --tolerance 0 "${cli_tv_input}")
+  cli_l1mc_expect_failure(zero-iterations "--iterations needs an integer in" --iterations 0 "${cli_tv_input}")
+  cli_l1mc_expect_failure(bad-corner-mass "--corner-mass must be one of exact, separable" --corner-mass lumped
+    "${cli_tv_input}")
+  cli_l1mc_expect_failure(bad-initialization "--initialization must be one of zero, data" --initialization noise
+    "${cli_tv_input}")
+  # The model is 2D: a volume is refused before any work, naming the alternative.
+  cli_l1mc_expect_failure(volume "is a 3D image; L1-mean-curvature denoising is 2D" "${cli_dicom_dir}/volume.mha")
+  set_tests_properties(itkgpurestoration-l1mc-fails-volume PROPERTIES FIXTURES_REQUIRED CliDicomData)
+  cli_l1mc_expect_failure(missing-input "does not exist" "${cli_l1mc_dir}/no-such-input.mha")
+  # L1MC keeps the whole problem on the device: no --device-memory-limit.
+  cli_l1mc_expect_failure(memory-limit "unknown option '--device-memory-limit'" --device-memory-limit 64
+    "${cli_tv_input}")
+  set_tests_properties(itkgpurestoration-l1mc-run-cpu itkgpurestoration-l1mc-run-opencl
+    itkgpurestoration-l1mc-backends-agree itkgpurestoration-l1mc-run-automatic
+    itkgpurestoration-l1mc-warns-not-converged PROPERTIES LABELS "cli;l1mc")
+
+  cli_expect_help(help itkgpurestoration-l1mc "^usage: itkgpurestoration-l1mc " "--device-memory-limit" --help)
+  if(Python3_Interpreter_FOUND)
+    add_test(NAME itkgpurestoration-l1mc-xml
+      COMMAND Python3::Interpreter "${CMAKE_CURRENT_SOURCE_DIR}/CheckSlicerXML.py"
+        $<TARGET_FILE:itkgpurestoration-l1mc>)
+    add_test(NAME itkgpurestoration-l1mc-slicer-progress
+      COMMAND ${cli_progress_check} --program itkgpurestoration-l1mc --min-progress 10 --
+        $<TARGET_FILE:itkgpurestoration-l1mc> --r0 0.005 --backend cpu "${cli_tv_input}"
+        "${cli_l1mc_dir}/progress-slicer.mha")
+    set_tests_properties(itkgpurestoration-l1mc-xml itkgpurestoration-l1mc-slicer-progress PROPERTIES
+      LABELS "cli;slicer;l1mc")
+  endif()
+endif()

@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Total-variation (ROF) denoising on OpenCL devices or the CPU, and fast Poisson solves.
+"""Total-variation (ROF) and L1-mean-curvature denoising on OpenCL devices or the CPU, and fast Poisson solves.
 
 The package wraps the ITK-free C++ engine of ITKGPURestoration. It accepts
 NumPy arrays, ``SimpleITK.Image`` and ``itk.Image`` objects and returns the
 same kind. See ``denoise_tv``, ``denoise_tv_dask`` (chunked volumes, exact by
-rounds), ``denoise_statistical_tv`` (noise-weighted TV for CT, TV gradient
+rounds), ``denoise_l1_mean_curvature`` (2D, curvature-based: no
+staircasing, contrast kept), ``denoise_statistical_tv`` (noise-weighted TV for CT, TV gradient
 descent), ``solve_poisson`` and ``PoissonSolver`` (PSCR direct solver of
 -Lap u + c u = f), ``solve_separable`` and ``SeparableSolver`` (the same solver
 for general separable factors, ``AxisFactors``, e.g. ``p1_axis`` on
@@ -22,6 +23,7 @@ from ._chunked import denoise_tv_dask
 from ._core import Aborted, NumericalError, __version__  # version: one source, the root CMakeLists.txt
 from ._denoise import ConvergenceWarning, denoise_tv, lam_from_skimage_weight
 from ._devices import list_devices
+from ._l1_mean_curvature import denoise_l1_mean_curvature, l1mc_r0_for_noise
 from ._noise import estimate_noise_variance
 from ._phantom import CTPhantom, CTScan, make_ct_phantom, simulate_ct
 from ._poisson import PoissonSolver, solve_poisson
@@ -38,10 +40,12 @@ __all__ = [
     "NumericalError",
     "PoissonSolver",
     "SeparableSolver",
+    "denoise_l1_mean_curvature",
     "denoise_statistical_tv",
     "denoise_tv",
     "denoise_tv_dask",
     "estimate_noise_variance",
+    "l1mc_r0_for_noise",
     "lam_from_skimage_weight",
     "list_devices",
     "make_ct_phantom",

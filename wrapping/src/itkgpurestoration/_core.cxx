@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // pybind11 module itkgpurestoration._core: the thin layer between NumPy arrays
 // and the ITK-free engines (gpur::DenoiseTVAtNoiseLevel, gpur::DenoiseStatisticalTV,
-// gpur::DenoiseStatisticalTVGD, gpur::PSCRSolver with the factor builders of
+// gpur::DenoiseStatisticalTVGD, gpur::DenoiseL1MeanCurvature, gpur::PSCRSolver with the factor builders of
 // gpurSeparableProblems.h) and the CT phantom generator. Argument checking
 // that needs Python types (SimpleITK/itk images, dtype policy) lives in the
 // Python package.
@@ -10,6 +10,7 @@
 #include "gpurError.h"
 #include "gpurExecution.h"
 #include "gpurGrid.h"
+#include "gpurL1MeanCurvature.h"
 #include "gpurNoiseEstimation.h"
 #include "gpurPSCRSolver.h"
 #include "gpurParallel.h"
@@ -330,6 +331,126 @@ DenoiseTV(py::array_t<Real, py::array::c_style> f,
   d["sigma_estimated"] = report.sigmaEstimated;
   d["noise_estimation"] = report.sigmaEstimated ? py::object(NoiseReportToDict(report.noise)) : py::object(py::none());
   return py::make_tuple(u, d);
+}
+
+/** One outer iteration of an L1-mean-curvature run as a dict (what the Python callback receives). */
+py::dict
+L1MCIterationToDict(const gpur::L1MCIterationInfo & info)
+{
+  py::dict d;
+  d["iteration"] = info.iteration;
+  d["objective"] = info.objective;
+  d["lagrangian"] = info.lagrangian;
+  d["relative_change"] = info.relativeChange;
+  d["r1_residual"] = info.r1Residual;
+  d["r2_residual"] = info.r2Residual;
+  d["r3_residual"] = info.r3Residual;
+  d["newton_success"] = info.newtonSuccess;
+  d["cg_iterations"] = info.cgIterations;
+  return d;
+}
+
+py::dict
+ReportToDict(const gpur::L1MCReport & report)
+{
+  py::dict d = BackendFields(report.backend);
+  d["iterations"] = report.iterations;
+  d["converged"] = report.converged;
+  d["objective"] = report.last.objective;
+  d["lagrangian"] = report.last.lagrangian;
+  d["relative_change"] = report.last.relativeChange;
+  d["r1_residual"] = report.last.r1Residual;
+  d["r2_residual"] = report.last.r2Residual;
+  d["r3_residual"] = report.last.r3Residual;
+  d["objective_of_data"] = report.objectiveOfData;
+  d["r0"] = report.r0;
+  d["h"] = report.meshSize;
+  d["data_range"] = report.dataRange;
+  d["epsilon"] = report.epsilon;
+  d["r1"] = report.r1;
+  d["r2"] = report.r2;
+  d["r3"] = report.r3;
+  d["sigma"] = report.noiseSigma;
+  d["sigma_estimated"] = report.sigmaEstimated;
+  d["sub2_residual"] = report.sub2Residual;
+  d["sub4_residual"] = report.sub4Residual;
+  py::dict timings;
+  timings["sub1"] = report.timings.sub1;
+  timings["sub2"] = report.timings.sub2;
+  timings["sub3"] = report.timings.sub3;
+  timings["sub4"] = report.timings.sub4;
+  timings["misc"] = report.timings.misc;
+  d["timings"] = timings;
+  d["seconds"] = report.seconds;
+  py::list history;
+  for (const auto & info : report.history)
+    history.append(L1MCIterationToDict(info));
+  d["history"] = history;
+  d["warnings"] = report.warnings;
+  return d;
+}
+
+/**
+ * gpur::DenoiseL1MeanCurvature of a 2D image. A parameter 0 is the engine's
+ * automatic choice (see gpur::L1MCParameters). callback (None or a callable)
+ * receives every outer iteration as a dict (L1MCIterationToDict) with the GIL
+ * held; a falsy return other than None aborts (itkgpurestoration.Aborted), an
+ * exception it raises is re-raised as is. Ctrl-C works as in SolveWithProgress.
+ */
+template<typename Real>
+py::tuple
+DenoiseL1MeanCurvature(py::array_t<Real, py::array::c_style> f,
+                       const std::vector<double> & spacing,
+                       const gpur::L1MCParameters & parameters,
+                       const std::string & backend,
+                       const std::string & device,
+                       unsigned threads,
+                       const py::object & callback)
+{
+  if (f.ndim() != 2)
+  {
+    throw gpur::InvalidArgument("L1-mean-curvature denoising takes a 2D image, got " + std::to_string(f.ndim()) +
+                                " dimensions");
+  }
+  const gpur::Grid grid = GridOf(f.shape(), 2, spacing);
+  const gpur::ExecutionOptions execution = Execution(backend, device, threads);
+  py::array_t<Real> u = LikeArray(f);
+  const Real * in = f.data();
+  Real * out = u.mutable_data();
+  std::exception_ptr callbackError;
+  const gpur::L1MCIterationCallback iterate = [&callback, &callbackError](const gpur::L1MCIterationInfo & info)
+  {
+    if (callback.is_none())
+      return true;
+    py::gil_scoped_acquire gil;
+    try
+    {
+      const py::object result = callback(L1MCIterationToDict(info));
+      return result.is_none() || py::bool_(result);
+    }
+    catch (...)
+    {
+      callbackError = std::current_exception();
+      return false;
+    }
+  };
+  gpur::L1MCReport report;
+  try
+  {
+    // No progress callable: SolveWithProgress only checks for Ctrl-C.
+    SolveWithProgress(py::none(),
+                      [&](const gpur::ProgressCallback & progress) {
+                        report =
+                          gpur::DenoiseL1MeanCurvature<Real>(in, out, grid, parameters, execution, progress, iterate);
+                      });
+  }
+  catch (const gpur::Aborted &)
+  {
+    if (callbackError)
+      std::rethrow_exception(callbackError);
+    throw;
+  }
+  return py::make_tuple(u, ReportToDict(report));
 }
 
 /** The variance's data (null for None); it must have f's shape (dtype and layout: noconvert at the binding). */
@@ -878,6 +999,62 @@ DefineEngine(py::module_ & m, const std::string & suffix)
         py::arg("f").noconvert(),
         py::arg("spectrum"),
         py::arg("threads"));
+  m.def(("denoise_l1_mean_curvature_" + suffix).c_str(),
+        [](py::array_t<Real, py::array::c_style> f,
+           const std::vector<double> & spacing,
+           double r0,
+           double sigma,
+           double meshSize,
+           double dataRange,
+           double epsilon,
+           double r1,
+           double r2,
+           double r3,
+           unsigned maxIterations,
+           double tolerance,
+           const std::string & initialization,
+           const std::string & cornerMass,
+           const std::string & backend,
+           const std::string & device,
+           unsigned threads,
+           const py::object & callback)
+        {
+          gpur::L1MCParameters p;
+          p.r0 = r0;
+          p.noiseSigma = sigma;
+          p.meshSize = meshSize;
+          p.dataRange = dataRange;
+          p.epsilon = epsilon;
+          p.r1 = r1;
+          p.r2 = r2;
+          p.r3 = r3;
+          p.maxIterations = maxIterations;
+          p.tolerance = tolerance;
+          p.initialization = gpur::ParseL1MCInitialization(initialization);
+          if (cornerMass == "separable")
+            p.cornerMass = gpur::L1MCCornerMass::Separable;
+          else if (cornerMass != "exact")
+            throw gpur::InvalidArgument("corner_mass must be 'exact' or 'separable', got '" + cornerMass + "'");
+          return DenoiseL1MeanCurvature<Real>(f, spacing, p, backend, device, threads, callback);
+        },
+        py::arg("f").noconvert(),
+        py::arg("spacing"),
+        py::arg("r0"),
+        py::arg("sigma"),
+        py::arg("h"),
+        py::arg("data_range"),
+        py::arg("epsilon"),
+        py::arg("r1"),
+        py::arg("r2"),
+        py::arg("r3"),
+        py::arg("max_iterations"),
+        py::arg("tolerance"),
+        py::arg("initialization"),
+        py::arg("corner_mass"),
+        py::arg("backend"),
+        py::arg("device"),
+        py::arg("threads"),
+        py::arg("callback"));
   m.def(("continue_tv_" + suffix).c_str(),
         &ContinueTV<Real>,
         py::arg("state").noconvert(),
@@ -942,6 +1119,12 @@ PYBIND11_MODULE(_core, m)
   DefineEngine<double>(m, "float64");
   m.attr("TV_DEFAULT_MAX_ITERATIONS") = gpur::TVParameters().maxIterations;
   m.attr("TV_DEFAULT_TOLERANCE") = gpur::TVParameters().gapTolerance;
+  m.attr("L1MC_DEFAULT_MAX_ITERATIONS") = gpur::L1MCParameters().maxIterations;
+  m.attr("L1MC_DEFAULT_TOLERANCE") = gpur::L1MCParameters().tolerance;
+  m.def("l1mc_r0_for_noise",
+        &gpur::L1MCR0ForNoise,
+        py::arg("normalized_sigma"),
+        "r0 for a noise level sigma / data_range (gpur::L1MCR0ForNoise)");
   DefineSeparablePlan<float>(m, "float32");
   DefineSeparablePlan<double>(m, "float64");
   m.def(
