@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: Apache-2.0
+// Sub #1 of the L1-mean-curvature augmented Lagrangian, the per-triangle
+// non-convex minimisation [Myllykoski2015a, eqs. (3.17)-(3.25), §4.1,
+// Algorithm 2, eq. (4.1)]: functions only, no kernels.
+//
+// One source for the OpenCL kernels and the CPU reference: the file is written
+// in the common subset of OpenCL C and C++ on the scalar type REAL (float or
+// double; -DREAL=... in a program, a namespace per type in gpurL1MCTriangle.h).
+// Hence: no pointers (small structs are returned by value), no compound
+// literals, every literal cast to REAL (a float program has no double), only
+// sqrt / fabs / fmin / fmax / ceil / log2, and no recursion, dynamic memory
+// or unbounded loop (every loop has a fixed cap).
+//
+// On a triangle, with b1 = r1 grad u + lambda1 and b2 = r2 p3 - lambda2, p1 is
+// the minimiser of the two-dimensional form (3.20)
+//   Phi(y) = (|y|^2 / 2)(r1 + r2 / (1 + |y|^2)) - (b1 + b2 / sqrt(1 + |y|^2)) . y,
+// which may have several local minima. A minimiser x is positively collinear
+// with b1 + b2 / sqrt(1 + |x|^2) (3.21), so |x| minimises the one-dimensional
+// form (3.25)
+//   Psi(s) = (s^2 / 2)(r1 + r2 / (1 + s^2)) - s |b1 + b2 / sqrt(1 + s^2)|,  s >= 0,
+// and min Phi = min Psi: Psi is the exact global reference.
+//
+// The solver [Myllykoski2015a, §4.1]: Newton's method on (3.20) from p1^n,
+// accepted only when it converged to a local minimum that satisfies (3.21);
+// otherwise Algorithm 2 on (3.25); then p1^{n+1} is the best of the Newton
+// iterate, the Algorithm 2 point and p1^n for Phi (4.1). On a GPU the two
+// halves run as two kernels (l1mc_newton_step over every triangle, the
+// failures appended to a work list, then l1mc_fallback over the list) so that
+// the rare fallback does not make whole warps wait; the CPU calls l1mc_solve.
+
+// A 2-vector (OpenCL's REAL2 is not C++).
+typedef struct
+{
+  REAL x;
+  REAL y;
+} L1MCVec;
+
+// The symmetric Hessian of Phi.
+typedef struct
+{
+  REAL xx;
+  REAL xy;
+  REAL yy;
+} L1MCSym;
+
+// What Newton's method gave: the point, and whether it passes the acceptance test.
+typedef struct
+{
+  L1MCVec p;
+  int accepted;
+  int iterations;
+} L1MCNewton;
+
+// Values at or beyond this magnitude count as overflow (Newton diverging on a
+// singular Hessian); no meaningful |p1| or Phi comes near it in either type.
+#define L1MC_HUGE ((REAL)1e30)
+
+// At a converged stationary point of Phi, grad Phi = 0 reads
+// y (r1 + r2/s^2 + (b2.y)/s^{3/2}) = b1 + b2/sqrt(s), so y is collinear with
+// b1 + b2/sqrt(s) up to rounding, either positively (3.21 holds) or negatively
+// (it does not, the residual below is then about 2). Any threshold between
+// the two separates them; 1e-3 is far above float rounding.
+#define L1MC_COLLINEARITY_TOLERANCE ((REAL)1e-3)
+
+// Iteration cap of one bisection (a width shrinks by 2^60 > 1e18).
+#define L1MC_BISECTION_CAP 60
+
+inline L1MCVec l1mc_vec(REAL x, REAL y)
+{
+  L1MCVec v;
+  v.x = x;
+  v.y = y;
+  return v;
+}
+
+inline REAL l1mc_dot(L1MCVec a, L1MCVec b)
+{
+  return a.x * b.x + a.y * b.y;
+}
+
+inline REAL l1mc_norm(L1MCVec a)
+{
+  return sqrt(a.x * a.x + a.y * a.y);
+}
+
+inline int l1mc_finite(L1MCVec a)
+{
+  // NaN fails both comparisons.
+  return fabs(a.x) < L1MC_HUGE && fabs(a.y) < L1MC_HUGE;
+}
+
+// b1 + b2 / sqrt(1 + s^2), the direction of the minimiser [Myllykoski2015a, eq. (3.21)].
+inline L1MCVec l1mc_direction(REAL s, L1MCVec b1, L1MCVec b2)
+{
+  const REAL w = (REAL)1 / sqrt((REAL)1 + s * s);
+  return l1mc_vec(b1.x + w * b2.x, b1.y + w * b2.y);
+}
+
+// Phi(y) [Myllykoski2015a, eq. (3.20)].
+inline REAL l1mc_phi(L1MCVec y, L1MCVec b1, L1MCVec b2, REAL r1, REAL r2)
+{
+  const REAL q = l1mc_dot(y, y);
+  const REAL s = (REAL)1 + q;
+  return (REAL)0.5 * q * (r1 + r2 / s) - (l1mc_dot(b1, y) + l1mc_dot(b2, y) / sqrt(s));
+}
+
+// grad Phi(y) = (r1 + r2/s^2) y - b1 - b2/sqrt(s) + (b2.y) y / s^{3/2}, s = 1 + |y|^2
+// (differentiating eq. (3.20) of [Myllykoski2015a]).
+inline L1MCVec l1mc_phi_gradient(L1MCVec y, L1MCVec b1, L1MCVec b2, REAL r1, REAL r2)
+{
+  const REAL s = (REAL)1 + l1mc_dot(y, y);
+  const REAL w = (REAL)1 / sqrt(s);
+  const REAL w3 = w / s;
+  const REAL a = r1 + r2 / (s * s) + l1mc_dot(b2, y) * w3;
+  return l1mc_vec(a * y.x - b1.x - w * b2.x, a * y.y - b1.y - w * b2.y);
+}
+
+// The Hessian of Phi: (r1 + r2/s^2 + (b2.y)/s^{3/2}) I - (4 r2/s^3 + 3 (b2.y)/s^{5/2}) y y^T
+// + (b2 y^T + y b2^T)/s^{3/2} (differentiating the gradient above).
+inline L1MCSym l1mc_phi_hessian(L1MCVec y, L1MCVec b2, REAL r1, REAL r2)
+{
+  const REAL s = (REAL)1 + l1mc_dot(y, y);
+  const REAL w3 = (REAL)1 / (s * sqrt(s));
+  const REAL by = l1mc_dot(b2, y);
+  const REAL diagonal = r1 + r2 / (s * s) + by * w3;
+  const REAL outer = (REAL)4 * r2 / (s * s * s) + (REAL)3 * by * w3 / s;
+  L1MCSym h;
+  h.xx = diagonal - outer * y.x * y.x + (REAL)2 * w3 * b2.x * y.x;
+  h.xy = -outer * y.x * y.y + w3 * (b2.x * y.y + b2.y * y.x);
+  h.yy = diagonal - outer * y.y * y.y + (REAL)2 * w3 * b2.y * y.y;
+  return h;
+}
+
+// Psi(s) [Myllykoski2015a, eq. (3.25)].
+inline REAL l1mc_psi(REAL s, L1MCVec b1, L1MCVec b2, REAL r1, REAL r2)
+{
+  return (REAL)0.5 * s * s * (r1 + r2 / ((REAL)1 + s * s)) - s * l1mc_norm(l1mc_direction(s, b1, b2));
+}
+
+// Psi'(s) = s r1 + s r2 / (1 + s^2)^2 - |c| + s^2 (c.b2) / (|c| (1 + s^2)^{3/2}),
+// c = b1 + b2 / sqrt(1 + s^2). Where c = 0 Psi has a concave kink (a local
+// maximum, never a minimiser); the guard gives the last term the value 0 there.
+inline REAL l1mc_psi_derivative(REAL s, L1MCVec b1, L1MCVec b2, REAL r1, REAL r2)
+{
+  const REAL t = (REAL)1 + s * s;
+  const REAL w = (REAL)1 / sqrt(t);
+  const L1MCVec c = l1mc_vec(b1.x + w * b2.x, b1.y + w * b2.y);
+  const REAL cn = l1mc_norm(c);
+  const REAL ratio = cn > (REAL)0 ? l1mc_dot(c, b2) / cn : (REAL)0;
+  return s * r1 + s * r2 / (t * t) - cn + s * s * w * w * w * ratio;
+}
+
+// The point of radius rho on the ray of (3.21): x = rho c / |c| with
+// c = b1 + b2 / sqrt(1 + rho^2) [Myllykoski2015a, eqs. (3.21), (3.24)]. Where
+// c = 0 every direction gives the same Phi; b1's (else the x axis) is taken.
+inline L1MCVec l1mc_point_at_radius(REAL rho, L1MCVec b1, L1MCVec b2)
+{
+  L1MCVec c = l1mc_direction(rho, b1, b2);
+  REAL cn = l1mc_norm(c);
+  if (!(cn > (REAL)0))
+  {
+    c = b1;
+    cn = l1mc_norm(b1);
+  }
+  if (!(cn > (REAL)0))
+    return l1mc_vec(rho, (REAL)0);
+  return l1mc_vec(rho * c.x / cn, rho * c.y / cn);
+}
+
+// The relative distance of x from the ray of (3.21), |x/|x| - c/|c||: 0 on
+// the ray, 2 opposite to it; 0 at x = 0 (alpha = 0 in (3.21)).
+inline REAL l1mc_collinearity(L1MCVec x, L1MCVec b1, L1MCVec b2)
+{
+  const REAL xn = l1mc_norm(x);
+  if (!(xn > (REAL)0))
+    return (REAL)0;
+  const L1MCVec c = l1mc_direction(xn, b1, b2);
+  const REAL cn = l1mc_norm(c);
+  if (!(cn > (REAL)0))
+    return (REAL)2;
+  const REAL dx = x.x / xn - c.x / cn;
+  const REAL dy = x.y / xn - c.y / cn;
+  return sqrt(dx * dx + dy * dy);
+}
+
+// Newton's method on (3.20) from `start` [Myllykoski2015a, §4.1]: at most
+// maxIterations full steps, stopping when a step is below
+// tolerance * (1 + |x|). Accepted when it stopped that way at a finite point
+// where the Hessian is positive definite (a local minimum), (3.21) holds, and
+// Phi is not above Phi(start): a local minimum worse than the previous iterate
+// is not the global one, so the fallback must look further. The paper gives
+// no tolerance or cap; gpurL1MCTriangle.h holds the defaults and why. The
+// returned point is the last iterate (the start when Newton overflowed), which
+// (4.1) still considers.
+inline L1MCNewton l1mc_newton(L1MCVec start, L1MCVec b1, L1MCVec b2, REAL r1, REAL r2, REAL tolerance,
+                              int maxIterations)
+{
+  L1MCVec x = start;
+  int converged = 0;
+  int k = 0;
+  for (; k < maxIterations && !converged; ++k)
+  {
+    const L1MCVec g = l1mc_phi_gradient(x, b1, b2, r1, r2);
+    const L1MCSym h = l1mc_phi_hessian(x, b2, r1, r2);
+    const REAL det = h.xx * h.yy - h.xy * h.xy;
+    const REAL dx = (h.xy * g.y - h.yy * g.x) / det;
+    const REAL dy = (h.xy * g.x - h.xx * g.y) / det;
+    x = l1mc_vec(x.x + dx, x.y + dy);
+    if (!l1mc_finite(x))
+      break;
+    converged = sqrt(dx * dx + dy * dy) <= tolerance * ((REAL)1 + l1mc_norm(x));
+  }
+  L1MCNewton result;
+  result.iterations = k;
+  if (!l1mc_finite(x))
+  {
+    result.p = start;
+    result.accepted = 0;
+    return result;
+  }
+  const L1MCSym h = l1mc_phi_hessian(x, b2, r1, r2);
+  result.p = x;
+  result.accepted = converged && h.xx > (REAL)0 && h.xx * h.yy - h.xy * h.xy > (REAL)0 &&
+                    l1mc_collinearity(x, b1, b2) <= L1MC_COLLINEARITY_TOLERANCE &&
+                    l1mc_phi(x, b1, b2, r1, r2) <= l1mc_phi(start, b1, b2, r1, r2);
+  return result;
+}
+
+// bisection(Psi, [a, b], tolerance) of Algorithm 2 [Myllykoski2015a, §4.1]:
+// the paper leaves open what is bisected; here it is the sign of Psi', which
+// halves the bracket per evaluation (a golden-section search on Psi needs 1.44
+// times as many) and whose limit is a true local minimiser of Psi: the bracket
+// keeps Psi'(lo) < 0 <= Psi'(hi). When Psi' >= 0 at a the interval's
+// candidate is a, when Psi' <= 0 at b it is b (the neighbouring interval, or
+// the last one's bound, holds the minimiser then). The iteration count
+// ceil(log2((b - a) / tolerance)) depends only on the interval, so on a GPU
+// every lane of a work-group runs the same loop for the bounded intervals.
+inline REAL l1mc_bisection(REAL a, REAL b, REAL tolerance, L1MCVec b1, L1MCVec b2, REAL r1, REAL r2)
+{
+  const REAL da = l1mc_psi_derivative(a, b1, b2, r1, r2);
+  const REAL db = l1mc_psi_derivative(b, b1, b2, r1, r2);
+  const REAL width = b - a;
+  const int steps = width > tolerance ? (int)fmin(ceil(log2(width / tolerance)), (REAL)L1MC_BISECTION_CAP) : 0;
+  REAL lo = a, hi = b;
+  for (int k = 0; k < steps; ++k)
+  {
+    const REAL m = (REAL)0.5 * (lo + hi);
+    if (l1mc_psi_derivative(m, b1, b2, r1, r2) < (REAL)0)
+      lo = m;
+    else
+      hi = m;
+  }
+  const REAL inside = (REAL)0.5 * (lo + hi);
+  return da >= (REAL)0 ? a : (db <= (REAL)0 ? b : inside);
+}
+
+// 2 (|b1| + |b2|) / r1 bounds every minimiser of Psi: Psi(s) >= r1 s^2/2 - s (|b1| + |b2|)
+// and Psi(rho) <= Psi(0) = 0.
+inline REAL l1mc_radius_bound(L1MCVec b1, L1MCVec b2, REAL r1)
+{
+  return (REAL)2 * (l1mc_norm(b1) + l1mc_norm(b2)) / r1;
+}
+
+// Algorithm 2 of [Myllykoski2015a]: the radius rho of p_bisection. The
+// candidates are {0}, a coarse minimiser (tolerance `coarse`, the paper's 1/10)
+// in each of [0, 1], [4^{k-1}, 4^k] for k = 1..eta, and [4^eta, R); the best
+// of them for Psi, k, is refined on [max(0, k - coarse), k + coarse] to the
+// tolerance `fine`. For the unbounded interval the paper moves the right end
+// until Psi(R) > Psi(4^eta); here R = max(2 * 4^eta, l1mc_radius_bound), which
+// holds every minimiser beyond 4^eta without a search loop.
+inline REAL l1mc_algorithm2_radius(L1MCVec b1, L1MCVec b2, REAL r1, REAL r2, int eta, REAL coarse, REAL fine)
+{
+  REAL best = (REAL)0; // {0}: Psi(0) = 0
+  REAL bestValue = (REAL)0;
+  REAL a = (REAL)0, b = (REAL)1;
+  for (int k = 0; k <= eta + 1; ++k)
+  {
+    if (k == eta + 1)
+      b = fmax((REAL)2 * a, l1mc_radius_bound(b1, b2, r1));
+    const REAL s = l1mc_bisection(a, b, coarse, b1, b2, r1, r2);
+    const REAL value = l1mc_psi(s, b1, b2, r1, r2);
+    if (value < bestValue)
+    {
+      best = s;
+      bestValue = value;
+    }
+    a = b;
+    b = (REAL)4 * b;
+  }
+  const REAL refined = l1mc_bisection(fmax((REAL)0, best - coarse), best + coarse, fine, b1, b2, r1, r2);
+  return l1mc_psi(refined, b1, b2, r1, r2) <= bestValue ? refined : best;
+}
+
+// eq. (4.1) of [Myllykoski2015a]: the candidate of least Phi (the first on a
+// tie, NaN never chosen).
+inline L1MCVec l1mc_select(L1MCVec first, L1MCVec second, L1MCVec third, L1MCVec b1, L1MCVec b2, REAL r1, REAL r2)
+{
+  L1MCVec best = first;
+  REAL bestValue = l1mc_phi(first, b1, b2, r1, r2);
+  const REAL v2 = l1mc_phi(second, b1, b2, r1, r2);
+  if (v2 < bestValue || !(bestValue == bestValue))
+  {
+    best = second;
+    bestValue = v2;
+  }
+  if (l1mc_phi(third, b1, b2, r1, r2) < bestValue || !(bestValue == bestValue))
+    best = third;
+  return best;
+}
+
+// The first half on a GPU: Newton from p1^n (`previous`). When accepted, p is
+// the new p1 (the better of the Newton point and p1^n, eq. (4.1) without the
+// bisection candidate, which is not computed); otherwise p is Newton's last
+// iterate, which l1mc_fallback needs. b1 = b2 = 0 gives p1 = 0 (Phi >= 0 = Phi(0)).
+inline L1MCNewton l1mc_newton_step(L1MCVec b1, L1MCVec b2, L1MCVec previous, REAL r1, REAL r2, REAL tolerance,
+                                   int maxIterations)
+{
+  if (b1.x == (REAL)0 && b1.y == (REAL)0 && b2.x == (REAL)0 && b2.y == (REAL)0)
+  {
+    L1MCNewton zero;
+    zero.p = l1mc_vec((REAL)0, (REAL)0);
+    zero.accepted = 1;
+    zero.iterations = 0;
+    return zero;
+  }
+  L1MCNewton n = l1mc_newton(previous, b1, b2, r1, r2, tolerance, maxIterations);
+  if (n.accepted && l1mc_phi(previous, b1, b2, r1, r2) < l1mc_phi(n.p, b1, b2, r1, r2))
+    n.p = previous;
+  return n;
+}
+
+// The second half on a GPU, for the triangles whose Newton step was not
+// accepted: Algorithm 2, then eq. (4.1) over the Newton iterate, the Algorithm
+// 2 point and p1^n (`previous`).
+inline L1MCVec l1mc_fallback(L1MCVec b1, L1MCVec b2, L1MCVec newton, L1MCVec previous, REAL r1, REAL r2, int eta,
+                             REAL coarse, REAL fine)
+{
+  const REAL rho = l1mc_algorithm2_radius(b1, b2, r1, r2, eta, coarse, fine);
+  return l1mc_select(newton, l1mc_point_at_radius(rho, b1, b2), previous, b1, b2, r1, r2);
+}
+
+// The whole of Sub #1 on one triangle (the CPU reference): the new p1 in p,
+// and whether Newton was accepted.
+inline L1MCNewton l1mc_solve(L1MCVec b1, L1MCVec b2, L1MCVec previous, REAL r1, REAL r2, REAL newtonTolerance,
+                             int newtonIterations, int eta, REAL coarse, REAL fine)
+{
+  L1MCNewton n = l1mc_newton_step(b1, b2, previous, r1, r2, newtonTolerance, newtonIterations);
+  if (!n.accepted)
+    n.p = l1mc_fallback(b1, b2, n.p, previous, r1, r2, eta, coarse, fine);
+  return n;
+}
