@@ -6,6 +6,8 @@
 //   gpurTestData phantom <size> <sigma> <seed> <truth-file> <noisy-file>...
 //       A size^3 Shepp-Logan phantom (values in [0, 1], unit spacing) and the same
 //       phantom plus N(0, sigma^2) noise, written to each <noisy-file>.
+//   gpurTestData phantom2d <size> <sigma> <seed> <truth-file> <noisy-file>...
+//       The same for the size^2 Shepp-Logan slice (for the 2D-only tools).
 //   gpurTestData hu-phantom <size> <sigma-HU> <spacing-mm> <seed> <truth-file> <noisy-file>...
 //       The same phantom in Hounsfield units, 2000 v - 1000 (air -1000, bone +1000),
 //       with noise sigma in HU and an isotropic spacing, e.g. 25 HU at 0.7 mm.
@@ -90,10 +92,11 @@ CopyPixels(const std::vector<float> & values, TImage * image)
 }
 
 /**
- * The size^3 Shepp-Logan phantom mapped to a + b v (v in [0, 1]), with noise sigma
- * (in the mapped units) and the given spacing: the truth to files[0], the noisy copy
- * to every other file.
+ * The size^D Shepp-Logan phantom (D = 2: its central slice) mapped to a + b v (v in
+ * [0, 1]), with noise sigma (in the mapped units) and the given spacing: the truth to
+ * files[0], the noisy copy to every other file.
  */
+template<unsigned D>
 int
 WritePhantom(std::size_t n,
              double offset,
@@ -103,13 +106,14 @@ WritePhantom(std::size_t n,
              std::uint64_t seed,
              const std::vector<std::string> & files)
 {
-  auto truth = gpur::SheppLoganPhantom(gpur::MakeGrid3D(n, n, n));
+  auto truth = gpur::SheppLoganPhantom(D == 2 ? gpur::MakeGrid2D(n, n) : gpur::MakeGrid3D(n, n, n));
   for (float & v : truth)
     v = static_cast<float>(offset + scale * v);
   const auto noisy = gpur::AddGaussianNoise(truth, sigma, seed);
 
-  auto image = FloatImage::New();
-  FloatImage::SizeType size;
+  using ImageType = itk::Image<float, D>;
+  auto image = ImageType::New();
+  typename ImageType::SizeType size;
   size.Fill(n);
   image->SetRegions(size);
   image->SetSpacing(spacing);
@@ -119,23 +123,26 @@ WritePhantom(std::size_t n,
   CopyPixels(noisy, image.GetPointer());
   for (std::size_t i = 1; i < files.size(); ++i)
     itk::WriteImage(image, files[i]);
-  std::cout << "phantom " << n << "^3, sigma " << sigma << ": PSNR of the noisy copy "
+  std::cout << "phantom " << n << "^" << D << ", sigma " << sigma << ": PSNR of the noisy copy "
             << gpur::PeakSignalToNoiseRatio(noisy.data(), truth.data(), truth.size(), scale) << " dB\n";
   return EXIT_SUCCESS;
 }
 
+/** phantom (D = 3) and phantom2d (D = 2): <size> <sigma> <seed> <truth-file> <noisy-file>... in [0, 1]. */
+template<unsigned D>
 int
 Phantom(const std::vector<std::string> & args)
 {
   if (args.size() < 5)
-    throw std::invalid_argument("phantom <size> <sigma> <seed> <truth-file> <noisy-file>...");
-  return WritePhantom(static_cast<std::size_t>(std::stoul(args[0])),
-                      0.0,
-                      1.0,
-                      ToDouble(args[1]),
-                      1.0,
-                      static_cast<std::uint64_t>(std::stoull(args[2])),
-                      std::vector<std::string>(args.begin() + 3, args.end()));
+    throw std::invalid_argument(std::string(D == 2 ? "phantom2d" : "phantom") +
+                                " <size> <sigma> <seed> <truth-file> <noisy-file>...");
+  return WritePhantom<D>(static_cast<std::size_t>(std::stoul(args[0])),
+                         0.0,
+                         1.0,
+                         ToDouble(args[1]),
+                         1.0,
+                         static_cast<std::uint64_t>(std::stoull(args[2])),
+                         std::vector<std::string>(args.begin() + 3, args.end()));
 }
 
 int
@@ -143,13 +150,13 @@ HounsfieldPhantom(const std::vector<std::string> & args)
 {
   if (args.size() < 6)
     throw std::invalid_argument("hu-phantom <size> <sigma-HU> <spacing-mm> <seed> <truth-file> <noisy-file>...");
-  return WritePhantom(static_cast<std::size_t>(std::stoul(args[0])),
-                      -1000.0,
-                      2000.0,
-                      ToDouble(args[1]),
-                      ToDouble(args[2]),
-                      static_cast<std::uint64_t>(std::stoull(args[3])),
-                      std::vector<std::string>(args.begin() + 4, args.end()));
+  return WritePhantom<3>(static_cast<std::size_t>(std::stoul(args[0])),
+                         -1000.0,
+                         2000.0,
+                         ToDouble(args[1]),
+                         ToDouble(args[2]),
+                         static_cast<std::uint64_t>(std::stoull(args[3])),
+                         std::vector<std::string>(args.begin() + 4, args.end()));
 }
 
 /** The largest coordinate difference of the geometries of a and b (spacing, origin, direction). */
@@ -454,7 +461,9 @@ main(int argc, char * argv[])
     if (command == "hu-phantom")
       return HounsfieldPhantom(args);
     if (command == "phantom")
-      return Phantom(args);
+      return Phantom<3>(args);
+    if (command == "phantom2d")
+      return Phantom<2>(args);
     if (command == "dicom-series")
       return DicomSeries(args);
     if (command == "compare")
@@ -467,7 +476,7 @@ main(int argc, char * argv[])
       return Poisson(args);
     if (command == "bad-inputs")
       return gpur::testdata::BadInputs(args);
-    std::cerr << "usage: gpurTestData phantom|hu-phantom|dicom-series|compare|psnr-gain|variance|poisson|bad-inputs "
+    std::cerr << "usage: gpurTestData phantom|phantom2d|hu-phantom|dicom-series|compare|psnr-gain|variance|poisson|bad-inputs "
                  "... (see the "
                  "source's header)\n";
   }

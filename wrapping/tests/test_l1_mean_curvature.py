@@ -8,6 +8,9 @@ import itkgpurestoration as igr
 
 from conftest import phantom, psnr
 
+# Most runs here have a small budget on purpose (they test the interface): not converging is expected.
+pytestmark = pytest.mark.filterwarnings("ignore::itkgpurestoration.ConvergenceWarning")
+
 
 def small_noisy(shape=(40, 48), dtype=np.float64):
     truth, noisy = phantom(shape, sigma=0.1, seed=3, dtype=dtype)
@@ -139,6 +142,7 @@ def test_bad_images_are_value_errors():
         igr.denoise_l1_mean_curvature(noisy, **FAST)
 
 
+@pytest.mark.filterwarnings("default::itkgpurestoration.ConvergenceWarning")
 def test_not_converged_warns():
     _, noisy = small_noisy()
     with pytest.warns(igr.ConvergenceWarning):
