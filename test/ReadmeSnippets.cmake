@@ -27,7 +27,9 @@
 # (0.01 everywhere, for --variance); ct_hu.nrrd and truth_hu.mha, the same phantom in
 # Hounsfield units (2000 v - 1000) at 0.7 mm with noise of 25 HU, and without; rhs.nrrd, the right-hand side f of a Poisson
 # problem on a 47 x 40 x 24 grid (spacing 1 x 1.5 x 2.5, an oblique direction) with
-# Dirichlet, Neumann, Dirichlet boundaries, and exact.mha, its solution u.
+# Dirichlet, Neumann, Dirichlet boundaries, and exact.mha, its solution u; slice.nrrd and
+# truth2d.mha, a 64^2 Shepp-Logan slice with noise of sigma 0.1 and without (for the 2D-only
+# L1-mean-curvature filter and tool).
 file(GLOB gpur_guides LIST_DIRECTORIES false "${PROJECT_SOURCE_DIR}/docs/*.md")
 list(SORT gpur_guides)
 set(readme "${PROJECT_SOURCE_DIR}/README.md" ${gpur_guides})
@@ -63,6 +65,12 @@ set(readme_cxx_tv_hu_stdout "^lambda 0\\.[0-9]+ for sigma 2[3-7][0-9.]* \\(estim
 set(readme_cxx_tv_hu_check "psnr-gain|ct_hu.nrrd|ct_denoised.mha|truth_hu.mha|5")
 # poisson_filter: the solution of rhs.nrrd within the discretisation error of exact.mha
 # (measured 6.9e-4 of its range) and on its grid, with its checked residual printed.
+# l1mc_filter: r0 from sigma 0.1, the IterationEvents counted, converged, a better PSNR (+6.5 dB measured).
+set(readme_cxx_l1mc_filter_stdout
+  "^(CPU|OpenCL: .+): r0 0\\.00[0-9]+, [0-9]+ iterations, [0-9]+ events, converged: yes$")
+set(readme_cxx_l1mc_filter_check "psnr-gain|slice.nrrd|denoised.mha|truth2d.mha|5")
+# cli_l1mc: the 2D slice against its truth (the default check reads the 3D phantom's).
+set(readme_sh_cli_l1mc_check "psnr-gain|INPUT|OUTPUT|truth2d.mha|5")
 set(readme_cxx_poisson_filter_stdout
   "^(CPU|OpenCL: .+): plan [0-9.e-]+ s, solve [0-9.e-]+ s, relative residual [0-9.e+-]+ <= [0-9.e+-]+$")
 set(readme_cxx_poisson_filter_check "compare|u.mha|exact.mha|rhs.nrrd|1e-6|1.5e-3")
@@ -144,6 +152,10 @@ add_test(NAME readme-inputs-poisson
   COMMAND $<TARGET_FILE:gpurTestData> poisson dirichlet,neumann,dirichlet 0 47,40,24 1,1.5,2.5
     "${readme_dir}/inputs/rhs.nrrd" "${readme_dir}/inputs/exact.mha")
 set_tests_properties(readme-inputs-poisson PROPERTIES FIXTURES_SETUP ReadmeInputs LABELS readme)
+add_test(NAME readme-inputs-slice
+  COMMAND $<TARGET_FILE:gpurTestData> phantom2d 64 0.1 3 "${readme_dir}/inputs/truth2d.mha"
+    "${readme_dir}/inputs/slice.nrrd")
+set_tests_properties(readme-inputs-slice PROPERTIES FIXTURES_SETUP ReadmeInputs LABELS readme)
 file(MAKE_DIRECTORY "${readme_dir}/inputs")
 
 gpur_readme_blocks("${readme}" cxx readme_cxx)
@@ -164,7 +176,8 @@ foreach(name IN LISTS readme_cxx_NAMES)
   file(WRITE "${readme_dir}/readme_${name}.cxx.new" "${source}")
   configure_file("${readme_dir}/readme_${name}.cxx.new" "${readme_dir}/readme_${name}.cxx" COPYONLY)
   add_executable(readme_${name} "${readme_dir}/readme_${name}.cxx")
-  target_link_libraries(readme_${name} PRIVATE ITKGPURestorationTotalVariation ITKGPURestorationPSCR ${ITK_LIBRARIES})
+  target_link_libraries(readme_${name} PRIVATE ITKGPURestorationTotalVariation ITKGPURestorationPSCR
+    ITKGPURestorationL1MeanCurvature ${ITK_LIBRARIES})
   gpur_warnings(readme_${name})
   add_test(NAME readme-cxx-${name}
     COMMAND ${CMAKE_COMMAND} "-DPROGRAM=$<TARGET_FILE:readme_${name}>" "-DWORK=${readme_dir}/cxx-${name}"

@@ -48,6 +48,26 @@ def test_tv_denoise_photo(tmp_path, backend):
     assert gain_png >= 8.0
 
 
+def test_l1mc_denoise_photo(tmp_path):
+    skimage_io = pytest.importorskip("skimage.io")
+    example = load_example("l1mc_denoise_photo")
+    output = tmp_path / "l1mc.png"
+    # A smaller sweep on the 128 x 128 image than the picture's (256 x 256, five r0 and six lams).
+    result = example.main(["--output", str(output), "--size", "128", "--r0-factors", "0.5,1,2", "--lams", "8,12,16",
+                           "--backend", "cpu"])
+
+    # The panel noisy | L1 mean curvature | plain TV under title bars, uint8 grey.
+    panel = skimage_io.imread(output)
+    assert panel.shape == (128 + example.TITLE_HEIGHT, 3 * 128) and panel.dtype == np.uint8
+    assert (panel[: example.TITLE_HEIGHT] < 128).any()  # the titles were drawn
+    # Measured (seed 2024, sigma 0.1): noisy 20.07 dB; L1MC r0 x 0.5 / 1 / 2: 24.90 / 26.24 / 25.89 dB
+    # (U-shaped, the sigma-chosen r0 best); TV lam 8 / 12 / 16: 26.57 / 27.78 / 27.71 dB.
+    assert result["psnr_noisy"] == pytest.approx(20.07, abs=0.05)
+    assert result["r0"] == result["r0_auto"]
+    assert result["psnr_l1mc"] >= result["psnr_noisy"] + 5.5
+    assert result["lam"] == 12.0 and result["psnr_tv"] >= result["psnr_noisy"] + 7.0
+
+
 def test_statistical_tv_ct(tmp_path):
     skimage_io = pytest.importorskip("skimage.io")
     example = load_example("statistical_tv_ct")

@@ -12,8 +12,9 @@ metadata of the ``image`` it read, ``report`` the solver's report (for gradient
 descent: the target reached at discrepancy 1 +- 0.1); a block that makes its own
 data names the noise-free image ``clean`` and the noisy one ``noisy``. The
 ``poisson`` and ``separable`` blocks solve rather than denoise, and the ``tv_hu`` block
-denoises CT in HU, whose FBP error bounds the PSNR gain: the ``check_readme_snippet`` of
-test_poisson.py, test_separable.py and test_noise_level.py check what they assign.
+denoises CT in HU, whose FBP error bounds the PSNR gain, and the 2D ``l1mc`` block reports no
+gap: the ``check_readme_snippet`` of test_poisson.py, test_separable.py, test_noise_level.py and
+test_l1_mean_curvature.py check what they assign.
 """
 
 import re
@@ -25,6 +26,7 @@ import pytest
 import itkgpurestoration as igr
 from conftest import phantom, psnr
 from test_poisson import check_readme_snippet as check_poisson_snippet
+from test_l1_mean_curvature import check_readme_snippet as check_l1mc_snippet
 from test_noise_level import check_readme_snippet as check_hounsfield_snippet
 from test_separable import check_readme_snippet as check_separable_snippet
 
@@ -84,6 +86,9 @@ def test_readme_python_block(readme, name, code, inputs):
         return
     if name == "tv_hu":
         check_hounsfield_snippet(namespace)
+        return
+    if name == "l1mc":
+        check_l1mc_snippet(namespace)
         return
     if "clean" in namespace:  # the block made its own data
         truth, noisy = namespace["clean"], namespace["noisy"]
