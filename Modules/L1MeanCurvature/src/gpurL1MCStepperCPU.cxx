@@ -359,11 +359,7 @@ private:
     Divergence(m_P3, m_V);
     const Real r3 = Real(m_C.r3), eps = Real(m_C.epsilon);
     for (std::size_t i = 0; i < m_N; ++i)
-    {
-      const Real X = r3 * m_V[i] + m_L3[i];
-      const Real shrunk = std::max(Real(0), std::abs(X) - eps) / r3;
-      m_Psi[i] = X < 0 ? -shrunk : shrunk;
-    }
+      m_Psi[i] = ShrinkPsi(r3 * m_V[i] + m_L3[i], eps, r3);
   }
 
   /** Sub #4 (gpurL1MCSub4.h): (K + c M_L) u = c M_L f + G^T M_Q (p1 - lambda1 / r1). Returns its residual. */
