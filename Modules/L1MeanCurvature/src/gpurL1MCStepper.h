@@ -10,6 +10,8 @@
 #include "gpurL1MCMesh.h"
 #include "gpurL1MeanCurvature.h"
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 
 namespace gpur
@@ -53,6 +55,35 @@ struct Sums
   double cgResidual = 0.0;     ///< Sub #2's final relative residual
   double sub4Residual = 0.0;   ///< Sub #4's relative residual (the exact system)
 };
+
+/**
+ * The most CG steps Sub #2 may take in an outer iteration after one that took
+ * `previous`: a little more than last time (warm-started, CG needs about as
+ * many steps from one outer iteration to the next: 26-33 on the images of the
+ * tests), at least 16, at most cgMaxIterations. Both backends apply the same
+ * rule, so they take the same steps; on OpenCL the budget is the number of
+ * steps enqueued without a host read (the steps after convergence return at
+ * once), which a fixed cap of cgMaxIterations would make several times larger.
+ */
+inline unsigned
+CGBudget(const Constants & constants, unsigned previous)
+{
+  const unsigned wanted = previous + previous / 4 + 8;
+  return wanted < 16 ? 16u : (wanted > constants.cgMaxIterations ? constants.cgMaxIterations : wanted);
+}
+
+/**
+ * Sub #3 at one interior vertex [Myllykoski2015a, eqs. (3.27)-(3.28)]: the
+ * minimiser of eps |psi| + r3/2 (psi - X/r3)^2, psi = sgn(X) max(0, |X| - eps) / r3
+ * (kernels/l1mc_sub.cl computes the same).
+ */
+template<typename Real>
+inline Real
+ShrinkPsi(Real X, Real epsilon, Real r3)
+{
+  const Real shrunk = std::max(Real(0), std::abs(X) - epsilon) / r3;
+  return X < 0 ? -shrunk : shrunk;
+}
 
 /** Number of triangles: 2 (nx - 1)(ny - 1). */
 inline double
