@@ -96,6 +96,12 @@ foreach(tool tv stv poisson)
       TMPFS 200k OUTPUT out.${format} ${o} IN/good.mha)
   endforeach()
 endforeach()
+# The 2D-only L1-mean-curvature tool reads through the same reader (the files above are 3D, which it
+# refuses for that before reading): a 2D RGB picture is refused as by the others.
+if(TARGET itkgpurestoration-l1mc)
+  cli_bad_input(l1mc rgb "${q}rgb.png' has RGB pixels \\(3 components per pixel\\); only scalar \\(grayscale\\) images are supported"
+    --backend cpu --r0 0.005 --iterations 2 IN/rgb.png)
+endif()
 # A damaged --variance goes through the same reader.
 cli_bad_input(stv truncated-variance "${q}truncated.mha' is truncated or its header is wrong"
   --variance IN/truncated.mha ${cli_bad_options_stv} IN/good.mha)
