@@ -4,6 +4,8 @@
 itk_module(ITKGPURestorationL1MeanCurvature
   DEPENDS
     ITKGPURestoration
+    ITKGPURestorationPSCR
+    ITKGPURestorationTotalVariation
     ITKCommon
   TEST_DEPENDS
     ITKGPURestorationEvaluation
