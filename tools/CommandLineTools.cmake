@@ -434,7 +434,7 @@ if(TARGET itkgpurestoration-l1mc)
   set_tests_properties(itkgpurestoration-l1mc-run-automatic PROPERTIES
     PASS_REGULAR_EXPRESSION "r0 [0-9.e-]+ \\(from noise sigma [0-9.e-]+ estimated\\)")
   # The defaults (r0 from the estimated noise) on a 64^2 Shepp-Logan slice with noise 0.1: PSNR
-  # 19.99 -> 26.52 dB measured (+6.5 dB; gpurTestData psnr-gain requires +5).
+  # 19.99 -> 26.50 dB measured (+6.5 dB; gpurTestData psnr-gain requires +5).
   add_test(NAME itkgpurestoration-l1mc-gain-data
     COMMAND $<TARGET_FILE:gpurTestData> phantom2d 64 0.1 3 "${cli_l1mc_dir}/truth.mha" "${cli_l1mc_dir}/noisy.mha")
   add_test(NAME itkgpurestoration-l1mc-gain-run
