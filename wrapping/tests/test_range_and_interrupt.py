@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""denoise_tv over the numerical range, its convergence warning, Ctrl-C, and named parameters in messages."""
+"""denoise_tv over the numerical range, its convergence warning, Ctrl-C (TV and L1-mean-curvature), named parameters."""
 
 import os
 import signal
@@ -87,8 +87,9 @@ def test_messages_name_the_parameter(kwargs, message):
         igr.denoise_tv(np.zeros((8, 8)), lam=1.0, **kwargs)
 
 
-INTERRUPTED_SOLVE = textwrap.dedent(
-    """
+# Solves of minutes (the tolerance is never met), each started with the backend as its argument.
+INTERRUPTED_SOLVES = {
+    "tv": """
     import sys
     import numpy as np
     import itkgpurestoration as igr
@@ -96,17 +97,27 @@ INTERRUPTED_SOLVE = textwrap.dedent(
     print("solving", flush=True)
     igr.denoise_tv(f, lam=8.0, max_iterations=1000000, tolerance=0, backend=sys.argv[1])
     print("finished", flush=True)
-    """
-)
+    """,
+    "l1mc": """
+    import sys
+    import numpy as np
+    import itkgpurestoration as igr
+    f = np.random.default_rng(0).standard_normal((256, 256))
+    print("solving", flush=True)
+    igr.denoise_l1_mean_curvature(f, r0=0.004, max_num_iter=1000000, tol=1e-300, backend=sys.argv[1])
+    print("finished", flush=True)
+    """,
+}
 
 
 @pytest.mark.skipif(os.name != "posix", reason="sends SIGINT")
-def test_ctrl_c_interrupts_a_running_solve(has_opencl):
+@pytest.mark.parametrize("solve", sorted(INTERRUPTED_SOLVES))
+def test_ctrl_c_interrupts_a_running_solve(has_opencl, solve):
     """SIGINT (Ctrl-C) ends a solve of minutes with KeyboardInterrupt within a few seconds
     (before: only when the solve ended)."""
     for backend in backends(has_opencl):
         child = subprocess.Popen(
-            [sys.executable, "-c", INTERRUPTED_SOLVE, backend],
+            [sys.executable, "-c", textwrap.dedent(INTERRUPTED_SOLVES[solve]), backend],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
