@@ -156,6 +156,11 @@ if(Python3_Interpreter_FOUND)
   cli_interrupt(tv HUP write out.mhd --backend cpu --lambda 8 --iterations 1 --quiet "${large}")
   cli_interrupt(stv TERM write out.nii.gz --backend cpu --lambda 5 --iterations 1 --quiet "${large}")
   cli_interrupt(poisson INT write out.nii.gz --backend cpu --quiet "${large}")
+  if(TARGET itkgpurestoration-l1mc)
+    # The 2D tool while computing (a tolerance no run meets; about 130 iterations per second here).
+    cli_interrupt(l1mc INT compute out.mha --backend cpu --r0 0.005 --iterations 100000 --tolerance 1e-300
+      "${cli_tv_input}")
+  endif()
 else()
   message(STATUS "python3 not found: the interruption tests of the bad-input suite are disabled")
 endif()
