@@ -88,7 +88,9 @@ def denoise_l1_mean_curvature(
     tol : float > 0
         Stop when the relative change of the augmented Lagrangian falls below it.
     initialization : {"zero", "data"}
-        "zero" (default): every variable 0, the paper's choice; "data": u = f.
+        "zero" (default): every variable 0, the paper's choice; "data": u = f
+        and the auxiliary fields from it, which at the default ``h`` hardly
+        leaves the noisy image (the model is not convex; see the user guide).
     corner_mass : {"exact", "separable"}
         The lumped mass at the four corners in the u-subproblem: "exact"
         (default) or the separable approximation.
