@@ -69,6 +69,7 @@ struct Options
   double r0 = 0.0;          // 0: from sigma
   unsigned qualitySize = 0; // 0: 512 (--quick: 64)
   bool noQuality = false;
+  bool noCPUReference = false;
   std::string saveInputs;
   std::string peerSecondsPerIteration, peerIterations;
   std::string peerName = "peer";
@@ -94,6 +95,8 @@ struct Row
   bool converged = false;
   double seconds = kNaN;          // wall time of the solve
   gpur::L1MCTimings perIteration; // report.timings / iterations
+  double cgSteps = kNaN;          // Sub #2's CG steps per outer iteration (mean)
+  double newtonSuccess = kNaN;    // share of triangles where Sub #1's Newton candidate was accepted (mean)
   double psnrNoisy = kNaN, psnrOut = kNaN;
   double statePassSeconds = kNaN; // reading and writing the state once at the copy bandwidth
   std::string skipped;            // why the target could not run it; empty: it ran
@@ -196,6 +199,7 @@ ParseOptions(int argc, char * argv[], Options & o)
   parser.AddUnsigned(
     "--quality-size", "N", "Size of the PSNR/seconds comparison with TV (default 512).", o.qualitySize, 3, 65535);
   parser.AddSwitch("--no-quality", "Leave out the comparison with TV.", o.noQuality);
+  parser.AddSwitch("--no-cpu-reference", "Leave out the CPU reference (OpenCL devices only).", o.noCPUReference);
   parser.AddString("--save-inputs",
                    "DIR",
                    "Write every noisy and clean image as raw little-endian float64, x fastest "
@@ -372,6 +376,14 @@ RunL1MC(const Image & image, const Target & t, const Options & o)
     r.perIteration.sub3 = report.timings.sub3 / k;
     r.perIteration.sub4 = report.timings.sub4 / k;
     r.perIteration.misc = report.timings.misc / k;
+    double cg = 0.0, newton = 0.0;
+    for (const gpur::L1MCIterationInfo & info : report.history)
+    {
+      cg += info.cgIterations;
+      newton += info.newtonSuccess;
+    }
+    r.cgSteps = cg / k;
+    r.newtonSuccess = newton / k;
     r.psnrNoisy = PSNR(f, image);
     r.psnrOut = PSNR(u, image);
     if (t.copy.gbps > 0)
@@ -538,6 +550,32 @@ Share(double seconds, double total)
   return Format(seconds, 4) + " (" + Format(100.0 * seconds / total, 0) + "%)";
 }
 
+/**
+ * A small solve per target before any timing, so that the OpenCL program
+ * build (PoCL compiles on first use, then caches) is not in the solve time.
+ */
+void
+WarmUp(const Target & t)
+{
+  const std::size_t n = 32;
+  std::vector<double> f(n * n), u(n * n);
+  for (std::size_t i = 0; i < f.size(); ++i)
+    f[i] = double((i * 37) % 11) / 10.0;
+  gpur::L1MCParameters parameters;
+  parameters.r0 = 0.01;
+  parameters.dataRange = 1.0;
+  parameters.maxIterations = 2;
+  try
+  {
+    gpur::DenoiseL1MeanCurvature(f.data(), u.data(), gpur::MakeGrid2D(n, n), parameters, t.execution);
+    std::vector<float> ff(f.begin(), f.end()), uf(n * n);
+    gpur::DenoiseL1MeanCurvature(ff.data(), uf.data(), gpur::MakeGrid2D(n, n), parameters, t.execution);
+  }
+  catch (const gpur::InvalidArgument &) // the device cannot take it (no fp64): RunL1MC reports it as skipped
+  {
+  }
+}
+
 void
 PrintRows(const std::vector<Row> & rows)
 {
@@ -554,6 +592,8 @@ PrintRows(const std::vector<Row> & rows)
                                                  "Sub #3",
                                                  "Sub #4",
                                                  "Misc",
+                                                 "CG/it",
+                                                 "Newton",
                                                  "state passes",
                                                  "PSNR in->out" } };
   for (const Row & r : rows)
@@ -578,6 +618,8 @@ PrintRows(const std::vector<Row> & rows)
                       Share(r.perIteration.sub3, total),
                       Share(r.perIteration.sub4, total),
                       Share(r.perIteration.misc, total),
+                      Format(r.cgSteps, 1),
+                      Format(100.0 * r.newtonSuccess, 2) + "%",
                       Cell(r.SecondsPerIteration() / r.statePassSeconds, 1),
                       Format(r.psnrNoisy, 2) + "->" + Format(r.psnrOut, 2) });
   }
@@ -693,6 +735,8 @@ WriteJson(std::ofstream & out,
         << ", \"perIteration\": { \"sub1\": " << JsonNumber(t.sub1) << ", \"sub2\": " << JsonNumber(t.sub2)
         << ", \"sub3\": " << JsonNumber(t.sub3) << ", \"sub4\": " << JsonNumber(t.sub4)
         << ", \"misc\": " << JsonNumber(t.misc) << " }"
+        << ", \"cgStepsPerIteration\": " << JsonNumber(r.cgSteps)
+        << ", \"newtonSuccess\": " << JsonNumber(r.newtonSuccess)
         << ", \"statePasses\": " << JsonNumber(r.SecondsPerIteration() / r.statePassSeconds)
         << ", \"psnrNoisy\": " << JsonNumber(r.psnrNoisy) << ", \"psnrOut\": " << JsonNumber(r.psnrOut)
         << ", \"skipped\": " << (r.skipped.empty() ? "null" : JsonString(r.skipped)) << " }";
@@ -740,9 +784,15 @@ main(int argc, char * argv[])
     if (!json)
       throw gpur::Error("cannot write " + o.json);
     const std::uint64_t copyBytes = o.quick ? gpur::bench::kQuickCopyBytes : gpur::bench::kCopyBytes;
-    std::vector<Target> targets{ gpur::bench::CPUTarget(copyBytes) };
+    std::vector<Target> targets;
+    if (!o.noCPUReference)
+      targets.push_back(gpur::bench::CPUTarget(copyBytes));
     for (const auto & d : gpur::bench::BenchDevices(o.devices))
       targets.push_back(gpur::bench::DeviceTarget({ d }, copyBytes));
+    if (targets.empty())
+      throw gpur::Error("nothing to run: --no-cpu-reference and no OpenCL device");
+    for (const Target & t : targets)
+      WarmUp(t);
     for (const Target & t : targets)
       std::cout << "copy bandwidth of " << t.name << ": " << Format(t.copy.gbps, 2) << " GB/s (" << t.copy.method
                 << ")\n";
