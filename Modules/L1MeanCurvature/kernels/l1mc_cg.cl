@@ -27,7 +27,7 @@ __kernel void l1mc_cg_rhs(__global const REAL * p2, __global const REAL * l2, __
                           REAL r3, __global double * partials, __local double * scratch)
 {
   const int v = get_global_id(0);
-  const int plane = nx * ny;
+  const int plane = l1mc_plane(nx, ny);
   double bb = 0.0;
   if (l1mc_square(v, nx, ny))
   {
@@ -54,7 +54,7 @@ __kernel void l1mc_cg_divergence(__global const REAL * q, __global REAL * out, i
   const int x = v % nx, y = v / nx;
   if (v >= nx * ny || !l1mc_interior(x, y, nx, ny))
     return;
-  out[v] = l1mc_divergence(q, nx * ny, nx, ny, x, y, ihx, ihy);
+  out[v] = l1mc_divergence(q, l1mc_plane(nx, ny), nx, ny, x, y, ihx, ihy);
 }
 
 // Starting residual: Ad = A p3 (div p3 in `div`), r -= Ad, d = r; partial ||r||^2 (component 1).
@@ -63,7 +63,7 @@ __kernel void l1mc_cg_residual(__global const REAL * p3, __global const REAL * d
                                __global double * partials, __local double * scratch)
 {
   const int v = get_global_id(0);
-  const int plane = nx * ny;
+  const int plane = l1mc_plane(nx, ny);
   double rr = 0.0;
   if (l1mc_square(v, nx, ny))
   {
@@ -110,7 +110,7 @@ __kernel void l1mc_cg_apply(__global const REAL * d, __global const REAL * div, 
   // No return before the barrier of l1mc_partial (a work-group must reach it whole).
   const bool active = s[base + L1MC_CG_DONE] == 0.0;
   const int v = get_global_id(0);
-  const int plane = nx * ny;
+  const int plane = l1mc_plane(nx, ny);
   double dad = 0.0;
   if (active && l1mc_square(v, nx, ny))
   {
@@ -154,7 +154,7 @@ __kernel void l1mc_cg_update(__global REAL * p3, __global REAL * r, __global con
   const bool active = s[base + L1MC_CG_DONE] == 0.0; // no return before the barrier of l1mc_partial
   const REAL alpha = (REAL)s[base + L1MC_CG_ALPHA];
   const int v = get_global_id(0);
-  const int plane = nx * ny;
+  const int plane = l1mc_plane(nx, ny);
   double rr = 0.0;
   if (active && l1mc_square(v, nx, ny))
   {
@@ -196,7 +196,7 @@ __kernel void l1mc_cg_direction(__global const REAL * r, __global REAL * d, int 
     return;
   const REAL beta = (REAL)s[base + L1MC_CG_BETA];
   const int v = get_global_id(0);
-  const int plane = nx * ny;
+  const int plane = l1mc_plane(nx, ny);
   if (l1mc_square(v, nx, ny))
     for (int c = 0; c < 4; ++c)
       d[c * plane + v] = r[c * plane + v] + beta * d[c * plane + v];

@@ -7,11 +7,21 @@
 // gpur_reduce.cl; the local size is a power of two (L1MC_GROUP).
 //
 // Fields: vertex fields are one plane of nx ny values (v = y nx + x); a
-// triangle field is 4 planes Lx, Ly, Ux, Uy indexed by the lower-left vertex
+// triangle field is 4 planes Lx, Ly, Ux, Uy (l1mc_plane apart) indexed by the lower-left vertex
 // of the square (see gpurL1MCMesh.h). One work-item per vertex / square.
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 
 GPUR_DEFINE_GROUP_REDUCTION_OF(dsum, double, GPUR_ADD)
+
+// The stride between the four planes of a triangle field on the device: nx ny rounded up to 16 entries (aligned
+// vector loads) plus 80. Image sizes are often powers of two, and planes exactly 2^k bytes apart put entry v of
+// every plane in the same cache set: CG's update streams 16 planes and ran 5x slower that way on PoCL at 512^2
+// (set conflicts; measured with and without the padding). The host allocates with the same stride
+// (TrianglePlane in gpurL1MCStepperOpenCL.cxx).
+inline int l1mc_plane(int nx, int ny)
+{
+  return (nx * ny + 15) / 16 * 16 + 80;
+}
 
 // The gradient of a vertex field on the two triangles of square v: g = (Lx, Ly, Ux, Uy).
 inline void l1mc_gradients(__global const REAL * u, int nx, int v, REAL ihx, REAL ihy, REAL * g)

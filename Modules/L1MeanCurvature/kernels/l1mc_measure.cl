@@ -35,12 +35,12 @@ __kernel void l1mc_measure(__global const REAL * f, __global const REAL * u, __g
                            int separable, int update, __global double * partials, __local double * scratch)
 {
   const int v = get_global_id(0);
-  const int plane = nx * ny;
+  const int plane = l1mc_plane(nx, ny);
   const int x = v % nx, y = v / nx;
   double acc[16];
   for (int k = 0; k < 16; ++k)
     acc[k] = 0.0;
-  if (v < plane)
+  if (v < nx * ny)
   {
     const int square = x + 1 < nx && y + 1 < ny;
     const int interior = l1mc_interior(x, y, nx, ny);

@@ -60,6 +60,17 @@ enum Slot
   SlotCount = SlotCG + 8
 };
 
+/**
+ * The stride between the four planes of a triangle field on the device
+ * (l1mc_plane in kernels/l1mc_fe.cl, which explains the padding: planes
+ * 2^k bytes apart thrash the caches).
+ */
+inline std::size_t
+TrianglePlane(const Mesh & mesh)
+{
+  return (mesh.Count() + 15) / 16 * 16 + 80;
+}
+
 template<typename Real>
 class StepperOpenCL : public Stepper<Real>
 {
@@ -71,6 +82,7 @@ public:
     : m_C(constants)
     , m_Mesh(constants.mesh)
     , m_N(constants.mesh.Count())
+    , m_Plane(TrianglePlane(constants.mesh))
     , m_Sub4(constants, backend, execution)
     , m_Context(m_Sub4.Solver().Context())
     , m_Ihx(Real(1.0 / m_Mesh.hx))
@@ -79,15 +91,12 @@ public:
     const bool isDouble = sizeof(Real) == 8;
     m_Context.RequireDouble("L1-mean-curvature denoising (its sums and PSCR's checks run in double)");
     m_Group = PowerOfTwoGroupSize(m_Context.Info(), 128);
-    const Program program = BuildProgram(m_Context,
-                                         ProgramSpec("L1-mean-curvature denoising", isDouble)
-                                           .Core({ "gpur_common.cl", "gpur_reduce.cl" })
-                                           .Module(kernels::l1mc::Find,
-                                                   { "l1mc_triangle.cl",
-                                                     "l1mc_fe.cl",
-                                                     "l1mc_sub.cl",
-                                                     "l1mc_cg.cl",
-                                                     "l1mc_measure.cl" }));
+    const Program program =
+      BuildProgram(m_Context,
+                   ProgramSpec("L1-mean-curvature denoising", isDouble)
+                     .Core({ "gpur_common.cl", "gpur_reduce.cl" })
+                     .Module(kernels::l1mc::Find,
+                             { "l1mc_triangle.cl", "l1mc_fe.cl", "l1mc_sub.cl", "l1mc_cg.cl", "l1mc_measure.cl" }));
     for (const char * name : { "l1mc_sub1_newton",
                                "l1mc_sub1_fallback",
                                "l1mc_sub3",
@@ -110,10 +119,12 @@ public:
     m_Global = (m_N + m_Group - 1) / m_Group * m_Group;
     m_Groups = m_Global / m_Group;
     // Fields: 7 vertex planes, 8 triangle fields of 4 planes, the work list, Z.
-    const std::uint64_t bytes =
-      (7 + 8 * 4 + 3 * 2 + (m_Sub4.Exact() ? 4 : 0)) * std::uint64_t(m_N) * sizeof(Real) + 8 * m_N;
-    m_Context.CheckMemory(bytes, 4 * m_N * sizeof(Real), "L1-mean-curvature denoising of " + std::to_string(m_Mesh.nx) +
-                                                           "x" + std::to_string(m_Mesh.ny) + " pixels");
+    const std::uint64_t bytes = (7 + 3 * 2 + (m_Sub4.Exact() ? 4 : 0)) * std::uint64_t(m_N) * sizeof(Real) +
+                                8 * 4 * std::uint64_t(m_Plane) * sizeof(Real) + 8 * m_N;
+    m_Context.CheckMemory(bytes,
+                          4 * m_Plane * sizeof(Real),
+                          "L1-mean-curvature denoising of " + std::to_string(m_Mesh.nx) + "x" +
+                            std::to_string(m_Mesh.ny) + " pixels");
     const cl::CommandQueue & q = Queue();
     for (DeviceBuffer<Real> * b : { &m_F, &m_U, &m_Psi, &m_L3, &m_V, &m_Rhs, &m_Y })
     {
@@ -122,7 +133,7 @@ public:
     }
     for (DeviceBuffer<Real> * b : { &m_P1, &m_P2, &m_P3, &m_L1, &m_L2, &m_R, &m_D, &m_Ad })
     {
-      *b = DeviceBuffer<Real>(m_Context, 4 * m_N);
+      *b = DeviceBuffer<Real>(m_Context, 4 * m_Plane);
       b->Fill(q, Real(0));
     }
     m_ListTriangle = DeviceBuffer<cl_int>(m_Context, 2 * m_N);
@@ -179,16 +190,7 @@ public:
     const unsigned budget = CGBudget(m_C, m_CGPrevious);
     SubProblem2(budget);
     m_Timings.sub2 += lap();
-    Run(K::Sub3,
-        m_P3.Get(),
-        m_L3.Get(),
-        m_Psi.Get(),
-        Nx(),
-        Ny(),
-        m_Ihx,
-        m_Ihy,
-        Real(m_C.r3),
-        Real(m_C.epsilon));
+    Run(K::Sub3, m_P3.Get(), m_L3.Get(), m_Psi.Get(), Nx(), Ny(), m_Ihx, m_Ihy, Real(m_C.r3), Real(m_C.epsilon));
     m_Timings.sub3 += lap();
     SubProblem4();
     m_Timings.sub4 += lap();
@@ -509,6 +511,7 @@ private:
   const Constants m_C;
   const Mesh m_Mesh;
   const std::size_t m_N;
+  const std::size_t m_Plane; ///< entries between the planes of a triangle field
   Sub4<Real> m_Sub4;
   DeviceContext & m_Context;
   const Real m_Ihx, m_Ihy;
