@@ -13,8 +13,12 @@
 #define L1MC_CG_DONE 5   // 1 once stopped
 #define L1MC_CG_ITER 6   // steps taken
 #define L1MC_CG_TARGET 7 // tolerance^2 ||b||^2
-// The dot products use the work-group partials of l1mc_fe.cl; the reductions
-// finish in one work-group (l1mc_cg_alpha, l1mc_cg_beta, l1mc_cg_start).
+// The dot products: the streaming kernels write one value per vertex index
+// into `items` and have no barrier (a work-group reduction inside them made
+// them 2-4x slower on PoCL, which runs a group's items as a loop it splits at
+// each barrier); l1mc_cg_sum adds them up in a few work-groups, and the
+// reductions finish in one work-group (l1mc_cg_alpha, l1mc_cg_beta,
+// l1mc_cg_start).
 
 inline int l1mc_square(int v, int nx, int ny)
 {
@@ -24,9 +28,11 @@ inline int l1mc_square(int v, int nx, int ny)
 // b into r: r2 p2 + lambda2 - grad(r3 psi - lambda3); partial ||b||^2 (component 0).
 __kernel void l1mc_cg_rhs(__global const REAL * p2, __global const REAL * l2, __global const REAL * psi,
                           __global const REAL * l3, __global REAL * r, int nx, int ny, REAL ihx, REAL ihy, REAL r2,
-                          REAL r3, __global double * partials, __local double * scratch)
+                          REAL r3, __global double * items)
 {
   const int v = get_global_id(0);
+  if (v >= nx * ny)
+    return;
   const int plane = l1mc_plane(nx, ny);
   double bb = 0.0;
   if (l1mc_square(v, nx, ny))
@@ -41,7 +47,7 @@ __kernel void l1mc_cg_rhs(__global const REAL * p2, __global const REAL * l2, __
       bb += (double)b * (double)b;
     }
   }
-  l1mc_partial(bb, 0, partials, scratch);
+  items[v] = bb;
 }
 
 // out = div_h q (interior vertices) unless CG has stopped.
@@ -60,9 +66,11 @@ __kernel void l1mc_cg_divergence(__global const REAL * q, __global REAL * out, i
 // Starting residual: Ad = A p3 (div p3 in `div`), r -= Ad, d = r; partial ||r||^2 (component 1).
 __kernel void l1mc_cg_residual(__global const REAL * p3, __global const REAL * div, __global REAL * r,
                                __global REAL * d, int nx, int ny, REAL ihx, REAL ihy, REAL r2, REAL r3,
-                               __global double * partials, __local double * scratch)
+                               __global double * items)
 {
   const int v = get_global_id(0);
+  if (v >= nx * ny)
+    return;
   const int plane = l1mc_plane(nx, ny);
   double rr = 0.0;
   if (l1mc_square(v, nx, ny))
@@ -78,7 +86,29 @@ __kernel void l1mc_cg_residual(__global const REAL * p3, __global const REAL * d
       rr += (double)res * (double)res;
     }
   }
-  l1mc_partial(rr, 1, partials, scratch);
+  items[nx * ny + v] = rr;
+}
+
+// Work-group partials of the per-item values: partials[component * groups + group] = the group's sum of
+// items[component * count + i]; nothing once CG has stopped (guarded != 0). Launched on a few groups: PoCL pays
+// about 1.5 us per work-group for the tree. Each work-item sums a contiguous run (blocked != 0, for CPU drivers,
+// which run a group's items one after another: strided, each would jump through memory) or strides by the
+// global size (GPUs: coalesced).
+__kernel void l1mc_cg_sum(__global const double * items, int count, int component, __global const double * s,
+                          int base, int guarded, int blocked, __global double * partials, __local double * scratch)
+{
+  const bool active = !guarded || s[base + L1MC_CG_DONE] == 0.0; // no return before a barrier
+  const int workItems = get_global_size(0), id = get_global_id(0);
+  const int run = (count + workItems - 1) / workItems;
+  const int start = blocked ? id * run : id, stop = blocked ? min(count, start + run) : count;
+  const int stride = blocked ? 1 : workItems;
+  __global const double * x = items + component * count;
+  double acc = 0.0;
+  for (int i = start; active && i < stop; i += stride)
+    acc += x[i];
+  const double sum = gpur_group_dsum(acc, scratch);
+  if (active && get_local_id(0) == 0)
+    partials[component * get_num_groups(0) + get_group_id(0)] = sum;
 }
 
 // One work-group: ||b||^2 and ||r||^2 from the partials; the stopping state of a fresh CG run.
@@ -105,14 +135,14 @@ __kernel void l1mc_cg_start(__global const double * partials, int groups, __glob
 // Ad = r2 d - r3 grad0(div_h d) (div_h d in `div`); partial d . Ad (component 0).
 __kernel void l1mc_cg_apply(__global const REAL * d, __global const REAL * div, __global REAL * ad, int nx, int ny,
                             REAL ihx, REAL ihy, REAL r2, REAL r3, __global const double * s, int base,
-                            __global double * partials, __local double * scratch)
+                            __global double * items)
 {
-  // No return before the barrier of l1mc_partial (a work-group must reach it whole).
-  const bool active = s[base + L1MC_CG_DONE] == 0.0;
   const int v = get_global_id(0);
+  if (s[base + L1MC_CG_DONE] != 0.0 || v >= nx * ny)
+    return;
   const int plane = l1mc_plane(nx, ny);
   double dad = 0.0;
-  if (active && l1mc_square(v, nx, ny))
+  if (l1mc_square(v, nx, ny))
   {
     REAL g[4];
     l1mc_gradients(div, nx, v, ihx, ihy, g);
@@ -124,7 +154,7 @@ __kernel void l1mc_cg_apply(__global const REAL * d, __global const REAL * div, 
       dad += (double)d[i] * (double)a;
     }
   }
-  l1mc_partial(dad, 0, partials, scratch);
+  items[v] = dad;
 }
 
 // One work-group: alpha = rr / dAd, or stop when dAd <= 0 (as the CPU does).
@@ -149,14 +179,15 @@ __kernel void l1mc_cg_alpha(__global const double * partials, int groups, __glob
 // p3 += alpha d, r -= alpha Ad; partial ||r||^2 (component 0).
 __kernel void l1mc_cg_update(__global REAL * p3, __global REAL * r, __global const REAL * d,
                              __global const REAL * ad, int nx, int ny, __global const double * s, int base,
-                             __global double * partials, __local double * scratch)
+                             __global double * items)
 {
-  const bool active = s[base + L1MC_CG_DONE] == 0.0; // no return before the barrier of l1mc_partial
-  const REAL alpha = (REAL)s[base + L1MC_CG_ALPHA];
   const int v = get_global_id(0);
+  if (s[base + L1MC_CG_DONE] != 0.0 || v >= nx * ny)
+    return;
+  const REAL alpha = (REAL)s[base + L1MC_CG_ALPHA];
   const int plane = l1mc_plane(nx, ny);
   double rr = 0.0;
-  if (active && l1mc_square(v, nx, ny))
+  if (l1mc_square(v, nx, ny))
   {
     for (int c = 0; c < 4; ++c)
     {
@@ -166,7 +197,7 @@ __kernel void l1mc_cg_update(__global REAL * p3, __global REAL * r, __global con
       rr += (double)r[i] * (double)r[i];
     }
   }
-  l1mc_partial(rr, 0, partials, scratch);
+  items[v] = rr;
 }
 
 // One work-group: beta = rr_new / rr, one step more, stop at the target or the budget.

@@ -129,6 +129,27 @@ inline void l1mc_partial(double value, int component, __global double * partials
     partials[component * get_num_groups(0) + get_group_id(0)] = r;
 }
 
+// Writes the work-group's sums of value[k], k < width (at most the local size), to partials[k * groups + group]:
+// one tree for all components in `scratch` (width x local size values), so log2(local size) barriers in all
+// instead of that many per component (16 sequential reductions made l1mc_measure the second-costliest kernel of
+// an iteration on PoCL).
+inline void l1mc_partials(const double * value, int width, __global double * partials, __local double * scratch)
+{
+  const int lid = get_local_id(0), n = get_local_size(0);
+  for (int k = 0; k < width; ++k)
+    scratch[k * n + lid] = value[k];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int s = n / 2; s > 0; s >>= 1)
+  {
+    if (lid < s)
+      for (int k = 0; k < width; ++k)
+        scratch[k * n + lid] += scratch[k * n + lid + s];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (lid < width)
+    partials[lid * get_num_groups(0) + get_group_id(0)] = scratch[lid * n];
+}
+
 // One work-group: scalars[offset + k] = sum over the groups of partials[k * groups + g], k < width; and, when
 // counterSlot >= 0, scalars[counterSlot] = counter[0] (so that one read brings back every scalar).
 __kernel void l1mc_finish(__global const double * partials, int groups, int width, __global double * scalars,

@@ -113,6 +113,7 @@ public:
                                "l1mc_cg_update",
                                "l1mc_cg_beta",
                                "l1mc_cg_direction",
+                               "l1mc_cg_sum",
                                "l1mc_measure",
                                "l1mc_finish" })
       m_Kernels.emplace_back(program.MakeKernel(name));
@@ -140,6 +141,10 @@ public:
     m_ListPoint = DeviceBuffer<Real>(m_Context, 4 * m_N);
     m_ListCount = DeviceBuffer<cl_int>(m_Context, 1);
     m_Partials = DeviceBuffer<double>(m_Context, MeasureWidth * m_Groups);
+    // CG's dot products: one value per vertex index (two for the start).
+    m_Items = DeviceBuffer<double>(m_Context, 2 * m_N);
+    m_SumGroups = std::min<std::size_t>(m_Groups, 8 * std::max<std::size_t>(1, m_Context.Info().computeUnits));
+    m_SumBlocked = m_Context.Info().type == DeviceType::CPU ? 1 : 0;
     m_Scalars = DeviceBuffer<double>(m_Context, SlotCount);
     m_Scalars.Fill(q, 0.0);
     m_Cinv = DeviceBuffer<double>(m_Context, 16);
@@ -233,6 +238,7 @@ private:
     CGUpdate,
     CGBeta,
     CGDirection,
+    CGSum,
     Measure,
     Finish
   };
@@ -334,7 +340,7 @@ private:
   SubProblem2(unsigned budget)
   {
     const Real r2 = Real(m_C.r2), r3 = Real(m_C.r3);
-    const cl_int base = SlotCG, groups = cl_int(m_Groups);
+    const cl_int base = SlotCG, groups = cl_int(m_SumGroups);
     Run(K::CGRhs,
         m_P2.Get(),
         m_L2.Get(),
@@ -347,22 +353,11 @@ private:
         m_Ihy,
         r2,
         r3,
-        m_Partials.Get(),
-        Scratch());
+        m_Items.Get());
     Run(K::DivergenceField, m_P3.Get(), m_V.Get(), Nx(), Ny(), m_Ihx, m_Ihy);
-    Run(K::CGResidual,
-        m_P3.Get(),
-        m_V.Get(),
-        m_R.Get(),
-        m_D.Get(),
-        Nx(),
-        Ny(),
-        m_Ihx,
-        m_Ihy,
-        r2,
-        r3,
-        m_Partials.Get(),
-        Scratch());
+    Run(K::CGResidual, m_P3.Get(), m_V.Get(), m_R.Get(), m_D.Get(), Nx(), Ny(), m_Ihx, m_Ihy, r2, r3, m_Items.Get());
+    Sum(0, 0);
+    Sum(1, 0);
     RunOneGroup(
       K::CGStart, m_Partials.Get(), groups, m_Scalars.Get(), base, m_C.cgTolerance, cl_int(budget), Scratch());
     for (unsigned k = 0; k < budget; ++k)
@@ -380,23 +375,31 @@ private:
           r3,
           m_Scalars.Get(),
           base,
-          m_Partials.Get(),
-          Scratch());
+          m_Items.Get());
+      Sum(0, 1);
       RunOneGroup(K::CGAlpha, m_Partials.Get(), groups, m_Scalars.Get(), base, Scratch());
-      Run(K::CGUpdate,
-          m_P3.Get(),
-          m_R.Get(),
-          m_D.Get(),
-          m_Ad.Get(),
-          Nx(),
-          Ny(),
-          m_Scalars.Get(),
-          base,
-          m_Partials.Get(),
-          Scratch());
+      Run(K::CGUpdate, m_P3.Get(), m_R.Get(), m_D.Get(), m_Ad.Get(), Nx(), Ny(), m_Scalars.Get(), base, m_Items.Get());
+      Sum(0, 1);
       RunOneGroup(K::CGBeta, m_Partials.Get(), groups, m_Scalars.Get(), base, cl_int(budget), Scratch());
       Run(K::CGDirection, m_R.Get(), m_D.Get(), Nx(), Ny(), m_Scalars.Get(), base);
     }
+  }
+
+  /** l1mc_cg_sum: the per-item values of CG's last kernel into work-group partials (m_SumGroups per component). */
+  void
+  Sum(int component, int guarded)
+  {
+    Get(K::CGSum)
+      .Set(m_Items.Get(),
+           cl_int(m_N),
+           cl_int(component),
+           m_Scalars.Get(),
+           cl_int(SlotCG),
+           cl_int(guarded),
+           m_SumBlocked,
+           m_Partials.Get(),
+           Scratch())
+      .Enqueue(Queue(), cl::NDRange(m_SumGroups * m_Group), cl::NDRange(m_Group));
   }
 
   /** Sub #4: right-hand side, PSCR (into y, or u for separable corners), the corner correction. */
@@ -466,7 +469,7 @@ private:
         cl_int(m_Sub4.Exact() ? 0 : 1),
         cl_int(update),
         m_Partials.Get(),
-        Scratch());
+        cl::Local(MeasureWidth * m_Group * sizeof(double)));
     RunOneGroup(K::Finish,
                 m_Partials.Get(),
                 cl_int(m_Groups),
@@ -515,14 +518,15 @@ private:
   Sub4<Real> m_Sub4;
   DeviceContext & m_Context;
   const Real m_Ihx, m_Ihy;
-  std::size_t m_Group = 64, m_Global = 0, m_Groups = 0, m_Fallback = 0;
+  std::size_t m_Group = 64, m_Global = 0, m_Groups = 0, m_Fallback = 0, m_SumGroups = 1;
   std::vector<Kernel> m_Kernels;
   DeviceBuffer<Real> m_F, m_U, m_Psi, m_L3, m_V, m_Rhs, m_Y;
   DeviceBuffer<Real> m_P1, m_P2, m_P3, m_L1, m_L2, m_R, m_D, m_Ad, m_Z, m_ListPoint;
   DeviceBuffer<cl_int> m_ListTriangle, m_ListCount;
-  DeviceBuffer<double> m_Partials, m_Scalars, m_Cinv;
+  DeviceBuffer<double> m_Partials, m_Items, m_Scalars, m_Cinv;
   L1MCTimings m_Timings;
   unsigned m_CGPrevious = 0;
+  cl_int m_SumBlocked = 0; ///< l1mc_cg_sum: contiguous runs per work-item (CPU drivers) or strided (GPUs)
 };
 
 } // namespace
