@@ -67,6 +67,7 @@ struct Options
   unsigned maxIterations = 0; // 0: the engine's default budget (--quick: 10)
   double sigma = 0.1;
   double r0 = 0.0;          // 0: from sigma
+  double tolerance = 0.0;   // 0: the engine's (L1MCParameters::tolerance)
   unsigned qualitySize = 0; // 0: 512 (--quick: 64)
   bool noQuality = false;
   bool noCPUReference = false;
@@ -198,6 +199,11 @@ ParseOptions(int argc, char * argv[], Options & o)
                    gpur::cli::ParseNonNegativeDouble);
   parser.AddUnsigned(
     "--quality-size", "N", "Size of the PSNR/seconds comparison with TV (default 512).", o.qualitySize, 3, 65535);
+  parser.AddDouble("--tolerance",
+                   "T",
+                   "Stop on a relative change of the augmented Lagrangian below T (default 0: the engine's, 1e-4).",
+                   o.tolerance,
+                   gpur::cli::ParseNonNegativeDouble);
   parser.AddSwitch("--no-quality", "Leave out the comparison with TV.", o.noQuality);
   parser.AddSwitch("--no-cpu-reference", "Leave out the CPU reference (OpenCL devices only).", o.noCPUReference);
   parser.AddString("--save-inputs",
@@ -358,6 +364,8 @@ RunL1MC(const Image & image, const Target & t, const Options & o)
   parameters.noiseSigma = o.sigma;
   parameters.r0 = o.r0;
   parameters.dataRange = 1.0;
+  if (o.tolerance > 0)
+    parameters.tolerance = o.tolerance;
   if (o.maxIterations > 0)
     parameters.maxIterations = o.maxIterations;
   else if (o.quick)

@@ -25,31 +25,6 @@ inline int l1mc_square(int v, int nx, int ny)
   return v < nx * ny && v % nx + 1 < nx && v / nx + 1 < ny;
 }
 
-// b into r: r2 p2 + lambda2 - grad(r3 psi - lambda3); partial ||b||^2 (component 0).
-__kernel void l1mc_cg_rhs(__global const REAL * p2, __global const REAL * l2, __global const REAL * psi,
-                          __global const REAL * l3, __global REAL * r, int nx, int ny, REAL ihx, REAL ihy, REAL r2,
-                          REAL r3, __global double * items)
-{
-  const int v = get_global_id(0);
-  if (v >= nx * ny)
-    return;
-  const int plane = l1mc_plane(nx, ny);
-  double bb = 0.0;
-  if (l1mc_square(v, nx, ny))
-  {
-    const REAL w00 = r3 * psi[v] - l3[v], w10 = r3 * psi[v + 1] - l3[v + 1];
-    const REAL w01 = r3 * psi[v + nx] - l3[v + nx], w11 = r3 * psi[v + nx + 1] - l3[v + nx + 1];
-    const REAL g[4] = { (w10 - w00) * ihx, (w11 - w10) * ihy, (w11 - w01) * ihx, (w01 - w00) * ihy };
-    for (int c = 0; c < 4; ++c)
-    {
-      const REAL b = r2 * p2[c * plane + v] + l2[c * plane + v] - g[c];
-      r[c * plane + v] = b;
-      bb += (double)b * (double)b;
-    }
-  }
-  items[v] = bb;
-}
-
 // out = div_h q (interior vertices) unless CG has stopped.
 __kernel void l1mc_cg_divergence(__global const REAL * q, __global REAL * out, int nx, int ny, REAL ihx, REAL ihy,
                                  __global const double * s, int base)
@@ -63,29 +38,37 @@ __kernel void l1mc_cg_divergence(__global const REAL * q, __global REAL * out, i
   out[v] = l1mc_divergence(q, l1mc_plane(nx, ny), nx, ny, x, y, ihx, ihy);
 }
 
-// Starting residual: Ad = A p3 (div p3 in `div`), r -= Ad, d = r; partial ||r||^2 (component 1).
-__kernel void l1mc_cg_residual(__global const REAL * p3, __global const REAL * div, __global REAL * r,
-                               __global REAL * d, int nx, int ny, REAL ihx, REAL ihy, REAL r2, REAL r3,
-                               __global double * items)
+// The start, in one pass: b = r2 p2 + lambda2 - grad(r3 psi - lambda3), r = b - A p3 (div_h p3 in `div`), d = r;
+// per item ||b||^2 (items) and ||r||^2 (items + nx ny).
+__kernel void l1mc_cg_residual(__global const REAL * p2, __global const REAL * l2, __global const REAL * psi,
+                               __global const REAL * l3, __global const REAL * p3, __global const REAL * div,
+                               __global REAL * r, __global REAL * d, int nx, int ny, REAL ihx, REAL ihy, REAL r2,
+                               REAL r3, __global double * items)
 {
   const int v = get_global_id(0);
   if (v >= nx * ny)
     return;
   const int plane = l1mc_plane(nx, ny);
-  double rr = 0.0;
+  double bb = 0.0, rr = 0.0;
   if (l1mc_square(v, nx, ny))
   {
+    const REAL w00 = r3 * psi[v] - l3[v], w10 = r3 * psi[v + 1] - l3[v + 1];
+    const REAL w01 = r3 * psi[v + nx] - l3[v + nx], w11 = r3 * psi[v + nx + 1] - l3[v + nx + 1];
+    const REAL gw[4] = { (w10 - w00) * ihx, (w11 - w10) * ihy, (w11 - w01) * ihx, (w01 - w00) * ihy };
     REAL g[4];
     l1mc_gradients(div, nx, v, ihx, ihy, g);
     for (int c = 0; c < 4; ++c)
     {
       const int i = c * plane + v;
-      const REAL res = r[i] - (r2 * p3[i] - r3 * g[c]);
+      const REAL b = r2 * p2[i] + l2[i] - gw[c];
+      const REAL res = b - (r2 * p3[i] - r3 * g[c]);
       r[i] = res;
       d[i] = res;
+      bb += (double)b * (double)b;
       rr += (double)res * (double)res;
     }
   }
+  items[v] = bb;
   items[nx * ny + v] = rr;
 }
 

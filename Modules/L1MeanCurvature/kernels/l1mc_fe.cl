@@ -121,15 +121,7 @@ inline double l1mc_curvature(__global const REAL * u, int nx, int x, int y, doub
   return -0.5 * s;
 }
 
-// Writes the work-group's sum of `value` to partials[component * groups + group].
-inline void l1mc_partial(double value, int component, __global double * partials, __local double * scratch)
-{
-  const double r = gpur_group_dsum(value, scratch);
-  if (get_local_id(0) == 0)
-    partials[component * get_num_groups(0) + get_group_id(0)] = r;
-}
-
-// Writes the work-group's sums of value[k], k < width (at most the local size), to partials[k * groups + group]:
+// Writes the work-group's sums of value[k], k < width, to partials[k * groups + group]:
 // one tree for all components in `scratch` (width x local size values), so log2(local size) barriers in all
 // instead of that many per component (16 sequential reductions made l1mc_measure the second-costliest kernel of
 // an iteration on PoCL).
@@ -146,8 +138,8 @@ inline void l1mc_partials(const double * value, int width, __global double * par
         scratch[k * n + lid] += scratch[k * n + lid + s];
     barrier(CLK_LOCAL_MEM_FENCE);
   }
-  if (lid < width)
-    partials[lid * get_num_groups(0) + get_group_id(0)] = scratch[lid * n];
+  for (int k = lid; k < width; k += n)
+    partials[k * get_num_groups(0) + get_group_id(0)] = scratch[k * n];
 }
 
 // One work-group: scalars[offset + k] = sum over the groups of partials[k * groups + g], k < width; and, when

@@ -104,7 +104,6 @@ public:
                                "l1mc_sub4_corners",
                                "l1mc_init_data",
                                "l1mc_divergence_field",
-                               "l1mc_cg_rhs",
                                "l1mc_cg_divergence",
                                "l1mc_cg_residual",
                                "l1mc_cg_start",
@@ -229,7 +228,6 @@ private:
     Sub4Corners,
     InitData,
     DivergenceField,
-    CGRhs,
     CGDivergence,
     CGResidual,
     CGStart,
@@ -341,12 +339,16 @@ private:
   {
     const Real r2 = Real(m_C.r2), r3 = Real(m_C.r3);
     const cl_int base = SlotCG, groups = cl_int(m_SumGroups);
-    Run(K::CGRhs,
+    Run(K::DivergenceField, m_P3.Get(), m_V.Get(), Nx(), Ny(), m_Ihx, m_Ihy);
+    Run(K::CGResidual,
         m_P2.Get(),
         m_L2.Get(),
         m_Psi.Get(),
         m_L3.Get(),
+        m_P3.Get(),
+        m_V.Get(),
         m_R.Get(),
+        m_D.Get(),
         Nx(),
         Ny(),
         m_Ihx,
@@ -354,8 +356,6 @@ private:
         r2,
         r3,
         m_Items.Get());
-    Run(K::DivergenceField, m_P3.Get(), m_V.Get(), Nx(), Ny(), m_Ihx, m_Ihy);
-    Run(K::CGResidual, m_P3.Get(), m_V.Get(), m_R.Get(), m_D.Get(), Nx(), Ny(), m_Ihx, m_Ihy, r2, r3, m_Items.Get());
     Sum(0, 0);
     Sum(1, 0);
     RunOneGroup(
