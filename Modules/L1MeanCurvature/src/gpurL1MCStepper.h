@@ -10,6 +10,8 @@
 #include "gpurL1MCMesh.h"
 #include "gpurL1MeanCurvature.h"
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 
 namespace gpur
@@ -68,6 +70,19 @@ CGBudget(const Constants & constants, unsigned previous)
 {
   const unsigned wanted = previous + previous / 4 + 8;
   return wanted < 16 ? 16u : (wanted > constants.cgMaxIterations ? constants.cgMaxIterations : wanted);
+}
+
+/**
+ * Sub #3 at one interior vertex [Myllykoski2015a, eqs. (3.27)-(3.28)]: the
+ * minimiser of eps |psi| + r3/2 (psi - X/r3)^2, psi = sgn(X) max(0, |X| - eps) / r3
+ * (kernels/l1mc_sub.cl computes the same).
+ */
+template<typename Real>
+inline Real
+ShrinkPsi(Real X, Real epsilon, Real r3)
+{
+  const Real shrunk = std::max(Real(0), std::abs(X) - epsilon) / r3;
+  return X < 0 ? -shrunk : shrunk;
 }
 
 /** Number of triangles: 2 (nx - 1)(ny - 1). */

@@ -61,24 +61,18 @@ public:
     {
       // [Myllykoski2015a, eq. (4.2)]: u = f, q1 = grad f, q2 = q3 = q1 / sqrt(1 + |q1|^2), psi = div_h q3.
       m_U = m_F;
-      Rows(m_Mesh.ny - 1,
-           [&](std::size_t y)
-           {
-             for (std::size_t x = 0; x + 1 < m_Mesh.nx; ++x)
-             {
-               const std::size_t v = y * m_Mesh.nx + x;
-               Real g[4];
-               TriangleGradients(m_U.data(), m_Mesh.nx, v, m_Ihx, m_Ihy, g);
-               for (unsigned t = 0; t < 2; ++t)
-               {
-                 const Real gx = g[2 * t], gy = g[2 * t + 1];
-                 const Real s = Real(1) / std::sqrt(Real(1) + gx * gx + gy * gy);
-                 Set(m_P1, v, 2 * t, gx, gy);
-                 Set(m_P2, v, 2 * t, gx * s, gy * s);
-                 Set(m_P3, v, 2 * t, gx * s, gy * s);
-               }
-             }
-           });
+      Squares(m_U,
+              [&](std::size_t v, const Real * g)
+              {
+                for (unsigned t = 0; t < 2; ++t)
+                {
+                  const Real gx = g[2 * t], gy = g[2 * t + 1];
+                  const Real s = Real(1) / std::sqrt(Real(1) + gx * gx + gy * gy);
+                  Set(m_P1, v, 2 * t, gx, gy);
+                  Set(m_P2, v, 2 * t, gx * s, gy * s);
+                  Set(m_P3, v, 2 * t, gx * s, gy * s);
+                }
+              });
       Divergence(m_P3, m_Psi);
     }
     return Measure();
@@ -157,6 +151,24 @@ private:
                   for (std::size_t y = begin; y < end; ++y)
                     body(y);
                 });
+  }
+  /** Runs body(v, g) in parallel for every square v (its lower-left vertex), g the gradients of w on its two triangles.
+   */
+  template<typename Body>
+  void
+  Squares(const std::vector<Real> & w, const Body & body) const
+  {
+    Rows(m_Mesh.ny - 1,
+         [&](std::size_t y)
+         {
+           for (std::size_t x = 0; x + 1 < m_Mesh.nx; ++x)
+           {
+             const std::size_t v = y * m_Mesh.nx + x;
+             Real g[4];
+             TriangleGradients(w.data(), m_Mesh.nx, v, m_Ihx, m_Ihy, g);
+             body(v, g);
+           }
+         });
   }
   /** Sums body(y, acc) over rows in double (fixed chunking). */
   template<typename Body>
@@ -239,18 +251,12 @@ private:
   {
     Divergence(q, m_V);
     const Real r2 = Real(m_C.r2), r3 = Real(m_C.r3);
-    Rows(m_Mesh.ny - 1,
-         [&](std::size_t y)
-         {
-           for (std::size_t x = 0; x + 1 < m_Mesh.nx; ++x)
-           {
-             const std::size_t v = y * m_Mesh.nx + x;
-             Real g[4];
-             TriangleGradients(m_V.data(), m_Mesh.nx, v, m_Ihx, m_Ihy, g);
-             for (unsigned c = 0; c < 4; ++c)
-               out[c * m_N + v] = r2 * q[c * m_N + v] - r3 * g[c];
-           }
-         });
+    Squares(m_V,
+            [&](std::size_t v, const Real * g)
+            {
+              for (unsigned c = 0; c < 4; ++c)
+                out[c * m_N + v] = r2 * q[c * m_N + v] - r3 * g[c];
+            });
   }
   /** Sum over the triangle entries of a b (double). */
   double
@@ -284,18 +290,12 @@ private:
     // m_V = r3 psi - lambda3 (0 on the boundary), then b = r2 p2 + lambda2 - grad(m_V) into m_R.
     for (std::size_t i = 0; i < m_N; ++i)
       m_V[i] = r3 * m_Psi[i] - m_L3[i];
-    Rows(m_Mesh.ny - 1,
-         [&](std::size_t y)
-         {
-           for (std::size_t x = 0; x + 1 < m_Mesh.nx; ++x)
-           {
-             const std::size_t v = y * m_Mesh.nx + x;
-             Real g[4];
-             TriangleGradients(m_V.data(), m_Mesh.nx, v, m_Ihx, m_Ihy, g);
-             for (unsigned c = 0; c < 4; ++c)
-               m_R[c * m_N + v] = r2 * m_P2[c * m_N + v] + m_L2[c * m_N + v] - g[c];
-           }
-         });
+    Squares(m_V,
+            [&](std::size_t v, const Real * g)
+            {
+              for (unsigned c = 0; c < 4; ++c)
+                m_R[c * m_N + v] = r2 * m_P2[c * m_N + v] + m_L2[c * m_N + v] - g[c];
+            });
     const double bb = Dot(m_R, m_R);
     ApplySub2(m_P3, m_Ad);
     // r = b - A p3 and d = r (the unused entries of every triangle field stay 0).
@@ -359,11 +359,7 @@ private:
     Divergence(m_P3, m_V);
     const Real r3 = Real(m_C.r3), eps = Real(m_C.epsilon);
     for (std::size_t i = 0; i < m_N; ++i)
-    {
-      const Real X = r3 * m_V[i] + m_L3[i];
-      const Real shrunk = std::max(Real(0), std::abs(X) - eps) / r3;
-      m_Psi[i] = X < 0 ? -shrunk : shrunk;
-    }
+      m_Psi[i] = ShrinkPsi(r3 * m_V[i] + m_L3[i], eps, r3);
   }
 
   /** Sub #4 (gpurL1MCSub4.h): (K + c M_L) u = c M_L f + G^T M_Q (p1 - lambda1 / r1). Returns its residual. */
@@ -397,22 +393,16 @@ private:
   Multipliers()
   {
     const Real r1 = Real(m_C.r1), r2 = Real(m_C.r2), r3 = Real(m_C.r3);
-    Rows(m_Mesh.ny - 1,
-         [&](std::size_t y)
-         {
-           for (std::size_t x = 0; x + 1 < m_Mesh.nx; ++x)
-           {
-             const std::size_t v = y * m_Mesh.nx + x;
-             Real g[4];
-             TriangleGradients(m_U.data(), m_Mesh.nx, v, m_Ihx, m_Ihy, g);
-             for (unsigned c = 0; c < 4; ++c)
-             {
-               const std::size_t i = c * m_N + v;
-               m_L1[i] += r1 * (g[c] - m_P1[i]);
-               m_L2[i] += r2 * (m_P2[i] - m_P3[i]);
-             }
-           }
-         });
+    Squares(m_U,
+            [&](std::size_t v, const Real * g)
+            {
+              for (unsigned c = 0; c < 4; ++c)
+              {
+                const std::size_t i = c * m_N + v;
+                m_L1[i] += r1 * (g[c] - m_P1[i]);
+                m_L2[i] += r2 * (m_P2[i] - m_P3[i]);
+              }
+            });
     Divergence(m_P3, m_V);
     for (std::size_t i = 0; i < m_N; ++i)
       m_L3[i] += r3 * (m_V[i] - m_Psi[i]); // 0 on the boundary: V and psi are

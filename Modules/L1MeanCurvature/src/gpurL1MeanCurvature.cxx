@@ -235,7 +235,7 @@ DenoiseL1MeanCurvature(const Real * f,
   report.dataRange = parameters.dataRange > 0.0 ? parameters.dataRange : span;
   const std::size_t longest = std::max(grid.size[0], grid.size[1]);
   report.meshSize = parameters.meshSize > 0.0 ? parameters.meshSize : 1.0 / double(longest - 1);
-  if (!(report.dataRange > 0.0))
+  if (!(span > 0.0))
   {
     // A constant image is its own denoised image (every term of J vanishes at u = f).
     std::copy(f, f + n, u);

@@ -227,23 +227,38 @@ TEST(L1MCTriangle, EtaFollowsTheMeshSize)
   EXPECT_EQ(gpur::L1MCTriangleEta(1.0), 1);
 }
 
+/** What the double path gives on a set of draws. */
+struct Outcome
+{
+  std::size_t accepted = 0;     ///< Newton's candidate accepted
+  std::size_t above = 0;        ///< Phi above the brute-force minimum by more than 1e-8 (relative)
+  std::size_t notCollinear = 0; ///< violations of (3.21)
+  double worst = 0.0;           ///< the largest relative excess of Phi
+};
+
+Outcome
+Evaluate(const std::vector<Draw> & draws)
+{
+  const L1MCTriangleSettings<double> settings = Settings<double>();
+  Outcome o;
+  for (const Draw & d : draws)
+  {
+    const auto r = SolveL1MCTriangle(d.b1x, d.b1y, d.b2x, d.b2y, d.px, d.py, d.r1, d.r2, settings);
+    o.accepted += r.newtonAccepted ? 1 : 0;
+    const Reference ref = BruteForce(d);
+    const double excess = (Phi(r.x, r.y, d) - ref.value) / Tolerance(d, ref, 1.0);
+    o.worst = std::max(o.worst, excess);
+    o.above += excess > 1e-8 ? 1 : 0;
+    o.notCollinear += Collinearity(r.x, r.y, d) > 1e-6 ? 1 : 0;
+  }
+  return o;
+}
+
 // The chosen p1 against the brute-force global minimum on 10^5 draws.
 TEST(L1MCTriangle, AttainsTheGlobalMinimumOfPhi)
 {
   const std::vector<Draw> draws = MakeDraws(100000, 1);
-  const L1MCTriangleSettings<double> settings = Settings<double>();
-  std::size_t accepted = 0, above = 0, notCollinear = 0;
-  double worst = 0.0;
-  for (const Draw & d : draws)
-  {
-    const auto r = SolveL1MCTriangle(d.b1x, d.b1y, d.b2x, d.b2y, d.px, d.py, d.r1, d.r2, settings);
-    accepted += r.newtonAccepted ? 1 : 0;
-    const Reference ref = BruteForce(d);
-    const double excess = (Phi(r.x, r.y, d) - ref.value) / Tolerance(d, ref, 1.0);
-    worst = std::max(worst, excess);
-    above += excess > 1e-8 ? 1 : 0;
-    notCollinear += Collinearity(r.x, r.y, d) > 1e-6 ? 1 : 0;
-  }
+  const auto [accepted, above, notCollinear, worst] = Evaluate(draws);
   const double rate = double(accepted) / double(draws.size());
   std::printf("Newton accepted on %.3f %% of %zu warm-started draws; worst excess of Phi %.2e (relative)\n",
               100.0 * rate,
@@ -266,18 +281,7 @@ TEST(L1MCTriangle, AttainsTheGlobalMinimumOfPhi)
 TEST(L1MCTriangle, FallbackFindsTheGlobalMinimumFromAColdStart)
 {
   const std::vector<Draw> draws = MakeDraws(20000, 2, false);
-  const L1MCTriangleSettings<double> settings = Settings<double>();
-  std::size_t accepted = 0, above = 0;
-  double worst = 0.0;
-  for (const Draw & d : draws)
-  {
-    const auto r = SolveL1MCTriangle(d.b1x, d.b1y, d.b2x, d.b2y, d.px, d.py, d.r1, d.r2, settings);
-    accepted += r.newtonAccepted ? 1 : 0;
-    const Reference ref = BruteForce(d);
-    const double excess = (Phi(r.x, r.y, d) - ref.value) / Tolerance(d, ref, 1.0);
-    worst = std::max(worst, excess);
-    above += excess > 1e-8 ? 1 : 0;
-  }
+  const auto [accepted, above, notCollinear, worst] = Evaluate(draws);
   std::printf("cold start: Newton accepted on %.2f %% of %zu draws\n",
               100.0 * double(accepted) / double(draws.size()),
               draws.size());
