@@ -665,15 +665,23 @@ PrintQuality(const std::vector<QualityRow> & quality)
       std::cout << "TV sweep (lambda:PSNR) on " << q.image << " " << q.n << "^2 " << q.real << ": " << q.sweep << "\n";
 }
 
-/** Ours against the peer's figures, per size, for every row of that size. */
+/**
+ * Ours against the peer's figures, per size, for every row of that size: per
+ * iteration from the per-iteration table, per solve from a whole solve of the
+ * same image and target (the time-to-PSNR table's, or the row itself when it
+ * converged; "-" when there is none: a capped run is no solve).
+ */
 void
-PrintPeer(const std::vector<Row> & rows, const std::map<std::size_t, Peer> & peers, const std::string & peerName)
+PrintPeer(const std::vector<Row> & rows,
+          const std::vector<QualityRow> & quality,
+          const std::map<std::size_t, Peer> & peers,
+          const std::string & peerName)
 {
   std::vector<std::vector<std::string>> table{ { "size",
                                                  "real",
                                                  "backend/device",
-                                                 "iter",
                                                  "s/it",
+                                                 "solve iter",
                                                  "solve s",
                                                  peerName + " iter",
                                                  peerName + " s/it",
@@ -685,18 +693,27 @@ PrintPeer(const std::vector<Row> & rows, const std::map<std::size_t, Peer> & pee
     const auto p = peers.find(r.n);
     if (p == peers.end() || !r.skipped.empty())
       continue;
+    unsigned solveIterations = r.converged ? r.iterations : 0;
+    double solveSeconds = r.converged ? r.seconds : kNaN;
+    for (const QualityRow & q : quality)
+      if (q.method == "L1 mean curvature" && q.image == r.image && q.n == r.n && q.real == r.real &&
+          q.target == r.target && q.converged && q.skipped.empty())
+      {
+        solveIterations = q.iterations;
+        solveSeconds = q.seconds;
+      }
     const double peerSolve = p->second.iterations ? p->second.secondsPerIteration * p->second.iterations : kNaN;
     table.push_back({ std::to_string(r.n) + "^2",
                       r.real,
                       r.target,
-                      std::to_string(r.iterations),
                       Format(r.SecondsPerIteration(), 4),
-                      Format(r.seconds, 2),
+                      solveIterations ? std::to_string(solveIterations) : "-",
+                      Cell(solveSeconds, 2),
                       p->second.iterations ? std::to_string(p->second.iterations) : "-",
                       Cell(p->second.secondsPerIteration, 4),
                       Cell(peerSolve, 2),
                       Cell(p->second.secondsPerIteration / r.SecondsPerIteration(), 2),
-                      Cell(peerSolve / r.seconds, 2) });
+                      Cell(peerSolve / solveSeconds, 2) });
   }
   if (table.size() > 1)
     gpur::bench::PrintTable(std::cout, table, 3);
@@ -842,7 +859,7 @@ main(int argc, char * argv[])
     if (!peers.empty())
     {
       std::cout << "\nAgainst " << o.peerName << " (its figures as given; ratios > 1: ours faster):\n";
-      PrintPeer(rows, peers, o.peerName);
+      PrintPeer(rows, quality, peers, o.peerName);
     }
     WriteJson(json, o, targets, rows, quality, peers);
     std::cout << "\nwrote " << o.json << "\n";
