@@ -94,17 +94,21 @@ __kernel void l1mc_cg_sum(__global const double * items, int count, int componen
     partials[component * get_num_groups(0) + get_group_id(0)] = sum;
 }
 
+// In one work-group: the sum of partials[0 .. groups) (0 when not active), in every work-item.
+inline double l1mc_cg_total(__global const double * partials, int groups, bool active, __local double * scratch)
+{
+  double acc = 0.0;
+  for (int g = get_local_id(0); active && g < groups; g += get_local_size(0))
+    acc += partials[g];
+  return gpur_group_dsum(acc, scratch);
+}
+
 // One work-group: ||b||^2 and ||r||^2 from the partials; the stopping state of a fresh CG run.
 __kernel void l1mc_cg_start(__global const double * partials, int groups, __global double * s, int base,
                             double tolerance, int budget, __local double * scratch)
 {
-  double acc[2] = { 0.0, 0.0 };
-  for (int k = 0; k < 2; ++k)
-  {
-    for (int g = get_local_id(0); g < groups; g += get_local_size(0))
-      acc[k] += partials[k * groups + g];
-    acc[k] = gpur_group_dsum(acc[k], scratch);
-  }
+  const double acc[2] = { l1mc_cg_total(partials, groups, true, scratch),
+                           l1mc_cg_total(partials + groups, groups, true, scratch) };
   if (get_local_id(0) == 0)
   {
     s[base + L1MC_CG_BB] = acc[0];
@@ -115,7 +119,7 @@ __kernel void l1mc_cg_start(__global const double * partials, int groups, __glob
   }
 }
 
-// Ad = r2 d - r3 grad0(div_h d) (div_h d in `div`); partial d . Ad (component 0).
+// Ad = r2 d - r3 grad0(div_h d) (div_h d in `div`); d . Ad per item into `items`.
 __kernel void l1mc_cg_apply(__global const REAL * d, __global const REAL * div, __global REAL * ad, int nx, int ny,
                             REAL ihx, REAL ihy, REAL r2, REAL r3, __global const double * s, int base,
                             __global double * items)
@@ -145,10 +149,7 @@ __kernel void l1mc_cg_alpha(__global const double * partials, int groups, __glob
                             __local double * scratch)
 {
   const bool active = s[base + L1MC_CG_DONE] == 0.0; // read before any write; no return before a barrier
-  double acc = 0.0;
-  for (int g = get_local_id(0); active && g < groups; g += get_local_size(0))
-    acc += partials[g];
-  acc = gpur_group_dsum(acc, scratch);
+  const double acc = l1mc_cg_total(partials, groups, active, scratch);
   if (active && get_local_id(0) == 0)
   {
     s[base + L1MC_CG_DAD] = acc;
@@ -159,7 +160,7 @@ __kernel void l1mc_cg_alpha(__global const double * partials, int groups, __glob
   }
 }
 
-// p3 += alpha d, r -= alpha Ad; partial ||r||^2 (component 0).
+// p3 += alpha d, r -= alpha Ad; ||r||^2 per item into `items`.
 __kernel void l1mc_cg_update(__global REAL * p3, __global REAL * r, __global const REAL * d,
                              __global const REAL * ad, int nx, int ny, __global const double * s, int base,
                              __global double * items)
@@ -188,10 +189,7 @@ __kernel void l1mc_cg_beta(__global const double * partials, int groups, __globa
                            __local double * scratch)
 {
   const bool active = s[base + L1MC_CG_DONE] == 0.0; // read before any write; no return before a barrier
-  double acc = 0.0;
-  for (int g = get_local_id(0); active && g < groups; g += get_local_size(0))
-    acc += partials[g];
-  acc = gpur_group_dsum(acc, scratch);
+  const double acc = l1mc_cg_total(partials, groups, active, scratch);
   if (active && get_local_id(0) == 0)
   {
     s[base + L1MC_CG_BETA] = acc / s[base + L1MC_CG_RR];

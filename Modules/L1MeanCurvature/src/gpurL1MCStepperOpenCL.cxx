@@ -118,9 +118,9 @@ public:
       m_Kernels.emplace_back(program.MakeKernel(name));
     m_Global = (m_N + m_Group - 1) / m_Group * m_Group;
     m_Groups = m_Global / m_Group;
-    // Fields: 7 vertex planes, 8 triangle fields of 4 planes, the work list, Z.
+    // Fields: 7 vertex planes, 8 triangle fields of 4 planes, the work list, Z, CG's per-item values (2 doubles).
     const std::uint64_t bytes = (7 + 3 * 2 + (m_Sub4.Exact() ? 4 : 0)) * std::uint64_t(m_N) * sizeof(Real) +
-                                8 * 4 * std::uint64_t(m_Plane) * sizeof(Real) + 8 * m_N;
+                                8 * 4 * std::uint64_t(m_Plane) * sizeof(Real) + (8 + 16) * std::uint64_t(m_N);
     m_Context.CheckMemory(bytes,
                           4 * m_Plane * sizeof(Real),
                           "L1-mean-curvature denoising of " + std::to_string(m_Mesh.nx) + "x" +
