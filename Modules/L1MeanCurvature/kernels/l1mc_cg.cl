@@ -13,35 +13,16 @@
 #define L1MC_CG_DONE 5   // 1 once stopped
 #define L1MC_CG_ITER 6   // steps taken
 #define L1MC_CG_TARGET 7 // tolerance^2 ||b||^2
-// The dot products use the work-group partials of l1mc_fe.cl; the reductions
-// finish in one work-group (l1mc_cg_alpha, l1mc_cg_beta, l1mc_cg_start).
+// The dot products: the streaming kernels write one value per vertex index
+// into `items` and have no barrier (a work-group reduction inside them made
+// them 2-4x slower on PoCL, which runs a group's items as a loop it splits at
+// each barrier); l1mc_cg_sum adds them up in a few work-groups, and the
+// reductions finish in one work-group (l1mc_cg_alpha, l1mc_cg_beta,
+// l1mc_cg_start).
 
 inline int l1mc_square(int v, int nx, int ny)
 {
   return v < nx * ny && v % nx + 1 < nx && v / nx + 1 < ny;
-}
-
-// b into r: r2 p2 + lambda2 - grad(r3 psi - lambda3); partial ||b||^2 (component 0).
-__kernel void l1mc_cg_rhs(__global const REAL * p2, __global const REAL * l2, __global const REAL * psi,
-                          __global const REAL * l3, __global REAL * r, int nx, int ny, REAL ihx, REAL ihy, REAL r2,
-                          REAL r3, __global double * partials, __local double * scratch)
-{
-  const int v = get_global_id(0);
-  const int plane = nx * ny;
-  double bb = 0.0;
-  if (l1mc_square(v, nx, ny))
-  {
-    const REAL w00 = r3 * psi[v] - l3[v], w10 = r3 * psi[v + 1] - l3[v + 1];
-    const REAL w01 = r3 * psi[v + nx] - l3[v + nx], w11 = r3 * psi[v + nx + 1] - l3[v + nx + 1];
-    const REAL g[4] = { (w10 - w00) * ihx, (w11 - w10) * ihy, (w11 - w01) * ihx, (w01 - w00) * ihy };
-    for (int c = 0; c < 4; ++c)
-    {
-      const REAL b = r2 * p2[c * plane + v] + l2[c * plane + v] - g[c];
-      r[c * plane + v] = b;
-      bb += (double)b * (double)b;
-    }
-  }
-  l1mc_partial(bb, 0, partials, scratch);
 }
 
 // out = div_h q (interior vertices) unless CG has stopped.
@@ -54,44 +35,80 @@ __kernel void l1mc_cg_divergence(__global const REAL * q, __global REAL * out, i
   const int x = v % nx, y = v / nx;
   if (v >= nx * ny || !l1mc_interior(x, y, nx, ny))
     return;
-  out[v] = l1mc_divergence(q, nx * ny, nx, ny, x, y, ihx, ihy);
+  out[v] = l1mc_divergence(q, l1mc_plane(nx, ny), nx, ny, x, y, ihx, ihy);
 }
 
-// Starting residual: Ad = A p3 (div p3 in `div`), r -= Ad, d = r; partial ||r||^2 (component 1).
-__kernel void l1mc_cg_residual(__global const REAL * p3, __global const REAL * div, __global REAL * r,
-                               __global REAL * d, int nx, int ny, REAL ihx, REAL ihy, REAL r2, REAL r3,
-                               __global double * partials, __local double * scratch)
+// The start, in one pass: b = r2 p2 + lambda2 - grad(r3 psi - lambda3), r = b - A p3 (div_h p3 in `div`), d = r;
+// per item ||b||^2 (items) and ||r||^2 (items + nx ny).
+__kernel void l1mc_cg_residual(__global const REAL * p2, __global const REAL * l2, __global const REAL * psi,
+                               __global const REAL * l3, __global const REAL * p3, __global const REAL * div,
+                               __global REAL * r, __global REAL * d, int nx, int ny, REAL ihx, REAL ihy, REAL r2,
+                               REAL r3, __global double * items)
 {
   const int v = get_global_id(0);
-  const int plane = nx * ny;
-  double rr = 0.0;
+  if (v >= nx * ny)
+    return;
+  const int plane = l1mc_plane(nx, ny);
+  double bb = 0.0, rr = 0.0;
   if (l1mc_square(v, nx, ny))
   {
+    const REAL w00 = r3 * psi[v] - l3[v], w10 = r3 * psi[v + 1] - l3[v + 1];
+    const REAL w01 = r3 * psi[v + nx] - l3[v + nx], w11 = r3 * psi[v + nx + 1] - l3[v + nx + 1];
+    const REAL gw[4] = { (w10 - w00) * ihx, (w11 - w10) * ihy, (w11 - w01) * ihx, (w01 - w00) * ihy };
     REAL g[4];
     l1mc_gradients(div, nx, v, ihx, ihy, g);
     for (int c = 0; c < 4; ++c)
     {
       const int i = c * plane + v;
-      const REAL res = r[i] - (r2 * p3[i] - r3 * g[c]);
+      const REAL b = r2 * p2[i] + l2[i] - gw[c];
+      const REAL res = b - (r2 * p3[i] - r3 * g[c]);
       r[i] = res;
       d[i] = res;
+      bb += (double)b * (double)b;
       rr += (double)res * (double)res;
     }
   }
-  l1mc_partial(rr, 1, partials, scratch);
+  items[v] = bb;
+  items[nx * ny + v] = rr;
+}
+
+// Work-group partials of the per-item values: partials[component * groups + group] = the group's sum of
+// items[component * count + i]; nothing once CG has stopped (guarded != 0). Launched on a few groups: PoCL pays
+// about 1.5 us per work-group for the tree. Each work-item sums a contiguous run (blocked != 0, for CPU drivers,
+// which run a group's items one after another: strided, each would jump through memory) or strides by the
+// global size (GPUs: coalesced).
+__kernel void l1mc_cg_sum(__global const double * items, int count, int component, __global const double * s,
+                          int base, int guarded, int blocked, __global double * partials, __local double * scratch)
+{
+  const bool active = !guarded || s[base + L1MC_CG_DONE] == 0.0; // no return before a barrier
+  const int workItems = get_global_size(0), id = get_global_id(0);
+  const int run = (count + workItems - 1) / workItems;
+  const int start = blocked ? id * run : id, stop = blocked ? min(count, start + run) : count;
+  const int stride = blocked ? 1 : workItems;
+  __global const double * x = items + component * count;
+  double acc = 0.0;
+  for (int i = start; active && i < stop; i += stride)
+    acc += x[i];
+  const double sum = gpur_group_dsum(acc, scratch);
+  if (active && get_local_id(0) == 0)
+    partials[component * get_num_groups(0) + get_group_id(0)] = sum;
+}
+
+// In one work-group: the sum of partials[0 .. groups) (0 when not active), in every work-item.
+inline double l1mc_cg_total(__global const double * partials, int groups, bool active, __local double * scratch)
+{
+  double acc = 0.0;
+  for (int g = get_local_id(0); active && g < groups; g += get_local_size(0))
+    acc += partials[g];
+  return gpur_group_dsum(acc, scratch);
 }
 
 // One work-group: ||b||^2 and ||r||^2 from the partials; the stopping state of a fresh CG run.
 __kernel void l1mc_cg_start(__global const double * partials, int groups, __global double * s, int base,
                             double tolerance, int budget, __local double * scratch)
 {
-  double acc[2] = { 0.0, 0.0 };
-  for (int k = 0; k < 2; ++k)
-  {
-    for (int g = get_local_id(0); g < groups; g += get_local_size(0))
-      acc[k] += partials[k * groups + g];
-    acc[k] = gpur_group_dsum(acc[k], scratch);
-  }
+  const double acc[2] = { l1mc_cg_total(partials, groups, true, scratch),
+                           l1mc_cg_total(partials + groups, groups, true, scratch) };
   if (get_local_id(0) == 0)
   {
     s[base + L1MC_CG_BB] = acc[0];
@@ -102,17 +119,17 @@ __kernel void l1mc_cg_start(__global const double * partials, int groups, __glob
   }
 }
 
-// Ad = r2 d - r3 grad0(div_h d) (div_h d in `div`); partial d . Ad (component 0).
+// Ad = r2 d - r3 grad0(div_h d) (div_h d in `div`); d . Ad per item into `items`.
 __kernel void l1mc_cg_apply(__global const REAL * d, __global const REAL * div, __global REAL * ad, int nx, int ny,
                             REAL ihx, REAL ihy, REAL r2, REAL r3, __global const double * s, int base,
-                            __global double * partials, __local double * scratch)
+                            __global double * items)
 {
-  // No return before the barrier of l1mc_partial (a work-group must reach it whole).
-  const bool active = s[base + L1MC_CG_DONE] == 0.0;
   const int v = get_global_id(0);
-  const int plane = nx * ny;
+  if (s[base + L1MC_CG_DONE] != 0.0 || v >= nx * ny)
+    return;
+  const int plane = l1mc_plane(nx, ny);
   double dad = 0.0;
-  if (active && l1mc_square(v, nx, ny))
+  if (l1mc_square(v, nx, ny))
   {
     REAL g[4];
     l1mc_gradients(div, nx, v, ihx, ihy, g);
@@ -124,7 +141,7 @@ __kernel void l1mc_cg_apply(__global const REAL * d, __global const REAL * div, 
       dad += (double)d[i] * (double)a;
     }
   }
-  l1mc_partial(dad, 0, partials, scratch);
+  items[v] = dad;
 }
 
 // One work-group: alpha = rr / dAd, or stop when dAd <= 0 (as the CPU does).
@@ -132,10 +149,7 @@ __kernel void l1mc_cg_alpha(__global const double * partials, int groups, __glob
                             __local double * scratch)
 {
   const bool active = s[base + L1MC_CG_DONE] == 0.0; // read before any write; no return before a barrier
-  double acc = 0.0;
-  for (int g = get_local_id(0); active && g < groups; g += get_local_size(0))
-    acc += partials[g];
-  acc = gpur_group_dsum(acc, scratch);
+  const double acc = l1mc_cg_total(partials, groups, active, scratch);
   if (active && get_local_id(0) == 0)
   {
     s[base + L1MC_CG_DAD] = acc;
@@ -146,17 +160,18 @@ __kernel void l1mc_cg_alpha(__global const double * partials, int groups, __glob
   }
 }
 
-// p3 += alpha d, r -= alpha Ad; partial ||r||^2 (component 0).
+// p3 += alpha d, r -= alpha Ad; ||r||^2 per item into `items`.
 __kernel void l1mc_cg_update(__global REAL * p3, __global REAL * r, __global const REAL * d,
                              __global const REAL * ad, int nx, int ny, __global const double * s, int base,
-                             __global double * partials, __local double * scratch)
+                             __global double * items)
 {
-  const bool active = s[base + L1MC_CG_DONE] == 0.0; // no return before the barrier of l1mc_partial
-  const REAL alpha = (REAL)s[base + L1MC_CG_ALPHA];
   const int v = get_global_id(0);
-  const int plane = nx * ny;
+  if (s[base + L1MC_CG_DONE] != 0.0 || v >= nx * ny)
+    return;
+  const REAL alpha = (REAL)s[base + L1MC_CG_ALPHA];
+  const int plane = l1mc_plane(nx, ny);
   double rr = 0.0;
-  if (active && l1mc_square(v, nx, ny))
+  if (l1mc_square(v, nx, ny))
   {
     for (int c = 0; c < 4; ++c)
     {
@@ -166,7 +181,7 @@ __kernel void l1mc_cg_update(__global REAL * p3, __global REAL * r, __global con
       rr += (double)r[i] * (double)r[i];
     }
   }
-  l1mc_partial(rr, 0, partials, scratch);
+  items[v] = rr;
 }
 
 // One work-group: beta = rr_new / rr, one step more, stop at the target or the budget.
@@ -174,10 +189,7 @@ __kernel void l1mc_cg_beta(__global const double * partials, int groups, __globa
                            __local double * scratch)
 {
   const bool active = s[base + L1MC_CG_DONE] == 0.0; // read before any write; no return before a barrier
-  double acc = 0.0;
-  for (int g = get_local_id(0); active && g < groups; g += get_local_size(0))
-    acc += partials[g];
-  acc = gpur_group_dsum(acc, scratch);
+  const double acc = l1mc_cg_total(partials, groups, active, scratch);
   if (active && get_local_id(0) == 0)
   {
     s[base + L1MC_CG_BETA] = acc / s[base + L1MC_CG_RR];
@@ -196,7 +208,7 @@ __kernel void l1mc_cg_direction(__global const REAL * r, __global REAL * d, int 
     return;
   const REAL beta = (REAL)s[base + L1MC_CG_BETA];
   const int v = get_global_id(0);
-  const int plane = nx * ny;
+  const int plane = l1mc_plane(nx, ny);
   if (l1mc_square(v, nx, ny))
     for (int c = 0; c < 4; ++c)
       d[c * plane + v] = r[c * plane + v] + beta * d[c * plane + v];

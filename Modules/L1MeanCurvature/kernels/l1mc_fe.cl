@@ -7,11 +7,21 @@
 // gpur_reduce.cl; the local size is a power of two (L1MC_GROUP).
 //
 // Fields: vertex fields are one plane of nx ny values (v = y nx + x); a
-// triangle field is 4 planes Lx, Ly, Ux, Uy indexed by the lower-left vertex
+// triangle field is 4 planes Lx, Ly, Ux, Uy (l1mc_plane apart) indexed by the lower-left vertex
 // of the square (see gpurL1MCMesh.h). One work-item per vertex / square.
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 
 GPUR_DEFINE_GROUP_REDUCTION_OF(dsum, double, GPUR_ADD)
+
+// The stride between the four planes of a triangle field on the device: nx ny rounded up to 16 entries (aligned
+// vector loads) plus 80. Image sizes are often powers of two, and planes exactly 2^k bytes apart put entry v of
+// every plane in the same cache set: CG's update streams 16 planes and ran 5x slower that way on PoCL at 512^2
+// (set conflicts; measured with and without the padding). The host allocates with the same stride
+// (TrianglePlane in gpurL1MCStepperOpenCL.cxx).
+inline int l1mc_plane(int nx, int ny)
+{
+  return (nx * ny + 15) / 16 * 16 + 80;
+}
 
 // The gradient of a vertex field on the two triangles of square v: g = (Lx, Ly, Ux, Uy).
 inline void l1mc_gradients(__global const REAL * u, int nx, int v, REAL ihx, REAL ihy, REAL * g)
@@ -111,12 +121,25 @@ inline double l1mc_curvature(__global const REAL * u, int nx, int x, int y, doub
   return -0.5 * s;
 }
 
-// Writes the work-group's sum of `value` to partials[component * groups + group].
-inline void l1mc_partial(double value, int component, __global double * partials, __local double * scratch)
+// Writes the work-group's sums of value[k], k < width, to partials[k * groups + group]:
+// one tree for all components in `scratch` (width x local size values), so log2(local size) barriers in all
+// instead of that many per component (16 sequential reductions made l1mc_measure the second-costliest kernel of
+// an iteration on PoCL).
+inline void l1mc_partials(const double * value, int width, __global double * partials, __local double * scratch)
 {
-  const double r = gpur_group_dsum(value, scratch);
-  if (get_local_id(0) == 0)
-    partials[component * get_num_groups(0) + get_group_id(0)] = r;
+  const int lid = get_local_id(0), n = get_local_size(0);
+  for (int k = 0; k < width; ++k)
+    scratch[k * n + lid] = value[k];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int s = n / 2; s > 0; s >>= 1)
+  {
+    if (lid < s)
+      for (int k = 0; k < width; ++k)
+        scratch[k * n + lid] += scratch[k * n + lid + s];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  for (int k = lid; k < width; k += n)
+    partials[k * get_num_groups(0) + get_group_id(0)] = scratch[k * n];
 }
 
 // One work-group: scalars[offset + k] = sum over the groups of partials[k * groups + g], k < width; and, when

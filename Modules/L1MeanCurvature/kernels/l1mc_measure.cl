@@ -32,15 +32,16 @@ __kernel void l1mc_measure(__global const REAL * f, __global const REAL * u, __g
                            __global const REAL * p2, __global const REAL * p3, __global REAL * l1, __global REAL * l2,
                            __global const REAL * psi, __global REAL * l3, __global const REAL * rhs, int nx, int ny,
                            REAL ihx, REAL ihy, double hx, double hy, double r1, double r2, double r3, double c,
-                           int separable, int update, __global double * partials, __local double * scratch)
+                           int separable, int update, __global double * partials,
+                           __local double * scratch) // 16 x local size
 {
   const int v = get_global_id(0);
-  const int plane = nx * ny;
+  const int plane = l1mc_plane(nx, ny);
   const int x = v % nx, y = v / nx;
   double acc[16];
   for (int k = 0; k < 16; ++k)
     acc[k] = 0.0;
-  if (v < plane)
+  if (v < nx * ny)
   {
     const int square = x + 1 < nx && y + 1 < ny;
     const int interior = l1mc_interior(x, y, nx, ny);
@@ -94,6 +95,5 @@ __kernel void l1mc_measure(__global const REAL * f, __global const REAL * u, __g
     acc[14] += res * res;
     acc[15] += (double)rhs[v] * (double)rhs[v];
   }
-  for (int k = 0; k < 16; ++k)
-    l1mc_partial(acc[k], k, partials, scratch);
+  l1mc_partials(acc, 16, partials, scratch);
 }

@@ -14,8 +14,8 @@ __kernel void l1mc_sub1_newton(__global const REAL * u, __global REAL * p1, __gl
                                __global int * listCount, __global int * listTriangle, __global REAL * listPoint)
 {
   const int v = get_global_id(0);
-  const int plane = nx * ny;
-  if (v >= plane || v % nx + 1 >= nx || v / nx + 1 >= ny)
+  const int plane = l1mc_plane(nx, ny);
+  if (v >= nx * ny || v % nx + 1 >= nx || v / nx + 1 >= ny)
     return;
   REAL g[4];
   l1mc_gradients(u, nx, v, ihx, ihy, g);
@@ -52,7 +52,7 @@ __kernel void l1mc_sub1_fallback(__global const REAL * u, __global REAL * p1, __
                                  __global const REAL * listPoint)
 {
   const int count = listCount[0];
-  const int plane = nx * ny;
+  const int plane = l1mc_plane(nx, ny);
   for (int k = get_global_id(0); k < count; k += get_global_size(0))
   {
     const int v = listTriangle[k] / 2, t = listTriangle[k] % 2;
@@ -79,7 +79,7 @@ __kernel void l1mc_sub3(__global const REAL * p3, __global const REAL * l3, __gl
   const int x = v % nx, y = v / nx;
   if (v >= nx * ny || !l1mc_interior(x, y, nx, ny))
     return;
-  const REAL X = r3 * l1mc_divergence(p3, nx * ny, nx, ny, x, y, ihx, ihy) + l3[v];
+  const REAL X = r3 * l1mc_divergence(p3, l1mc_plane(nx, ny), nx, ny, x, y, ihx, ihy) + l3[v];
   const REAL shrunk = fmax((REAL)0, fabs(X) - epsilon) / r3;
   psi[v] = X < (REAL)0 ? -shrunk : shrunk;
 }
@@ -97,7 +97,7 @@ __kernel void l1mc_sub4_rhs(__global const REAL * f, __global const REAL * p1, _
   const int corner = (x == 0 || x + 1 == nx) && (y == 0 || y + 1 == ny);
   const double m = (corner && separable) ? 0.25 * hx * hy : l1mc_lumped_mass(x, y, nx, ny, hx, hy);
   rhs[v] = c * (REAL)m * f[v] +
-           area * l1mc_transposed_gradient_of_difference(p1, l1, ir1, nx * ny, nx, ny, x, y, ihx, ihy);
+           area * l1mc_transposed_gradient_of_difference(p1, l1, ir1, l1mc_plane(nx, ny), nx, ny, x, y, ihx, ihy);
 }
 
 // The exact corners (gpurL1MCSub4.h): u = y - Z (Cinv E^T y), Z's four columns corner-major.
@@ -125,8 +125,8 @@ __kernel void l1mc_init_data(__global const REAL * f, __global REAL * p1, __glob
                              int nx, int ny, REAL ihx, REAL ihy)
 {
   const int v = get_global_id(0);
-  const int plane = nx * ny;
-  if (v >= plane || v % nx + 1 >= nx || v / nx + 1 >= ny)
+  const int plane = l1mc_plane(nx, ny);
+  if (v >= nx * ny || v % nx + 1 >= nx || v / nx + 1 >= ny)
     return;
   REAL g[4];
   l1mc_gradients(f, nx, v, ihx, ihy, g);
@@ -151,5 +151,5 @@ __kernel void l1mc_divergence_field(__global const REAL * q, __global REAL * out
   const int x = v % nx, y = v / nx;
   if (v >= nx * ny || !l1mc_interior(x, y, nx, ny))
     return;
-  out[v] = l1mc_divergence(q, nx * ny, nx, ny, x, y, ihx, ihy);
+  out[v] = l1mc_divergence(q, l1mc_plane(nx, ny), nx, ny, x, y, ihx, ihy);
 }

@@ -60,6 +60,17 @@ enum Slot
   SlotCount = SlotCG + 8
 };
 
+/**
+ * The stride between the four planes of a triangle field on the device
+ * (l1mc_plane in kernels/l1mc_fe.cl, which explains the padding: planes
+ * 2^k bytes apart thrash the caches).
+ */
+inline std::size_t
+TrianglePlane(const Mesh & mesh)
+{
+  return (mesh.Count() + 15) / 16 * 16 + 80;
+}
+
 template<typename Real>
 class StepperOpenCL : public Stepper<Real>
 {
@@ -71,6 +82,7 @@ public:
     : m_C(constants)
     , m_Mesh(constants.mesh)
     , m_N(constants.mesh.Count())
+    , m_Plane(TrianglePlane(constants.mesh))
     , m_Sub4(constants, backend, execution)
     , m_Context(m_Sub4.Solver().Context())
     , m_Ihx(Real(1.0 / m_Mesh.hx))
@@ -79,15 +91,12 @@ public:
     const bool isDouble = sizeof(Real) == 8;
     m_Context.RequireDouble("L1-mean-curvature denoising (its sums and PSCR's checks run in double)");
     m_Group = PowerOfTwoGroupSize(m_Context.Info(), 128);
-    const Program program = BuildProgram(m_Context,
-                                         ProgramSpec("L1-mean-curvature denoising", isDouble)
-                                           .Core({ "gpur_common.cl", "gpur_reduce.cl" })
-                                           .Module(kernels::l1mc::Find,
-                                                   { "l1mc_triangle.cl",
-                                                     "l1mc_fe.cl",
-                                                     "l1mc_sub.cl",
-                                                     "l1mc_cg.cl",
-                                                     "l1mc_measure.cl" }));
+    const Program program =
+      BuildProgram(m_Context,
+                   ProgramSpec("L1-mean-curvature denoising", isDouble)
+                     .Core({ "gpur_common.cl", "gpur_reduce.cl" })
+                     .Module(kernels::l1mc::Find,
+                             { "l1mc_triangle.cl", "l1mc_fe.cl", "l1mc_sub.cl", "l1mc_cg.cl", "l1mc_measure.cl" }));
     for (const char * name : { "l1mc_sub1_newton",
                                "l1mc_sub1_fallback",
                                "l1mc_sub3",
@@ -95,7 +104,6 @@ public:
                                "l1mc_sub4_corners",
                                "l1mc_init_data",
                                "l1mc_divergence_field",
-                               "l1mc_cg_rhs",
                                "l1mc_cg_divergence",
                                "l1mc_cg_residual",
                                "l1mc_cg_start",
@@ -104,16 +112,19 @@ public:
                                "l1mc_cg_update",
                                "l1mc_cg_beta",
                                "l1mc_cg_direction",
+                               "l1mc_cg_sum",
                                "l1mc_measure",
                                "l1mc_finish" })
       m_Kernels.emplace_back(program.MakeKernel(name));
     m_Global = (m_N + m_Group - 1) / m_Group * m_Group;
     m_Groups = m_Global / m_Group;
-    // Fields: 7 vertex planes, 8 triangle fields of 4 planes, the work list, Z.
-    const std::uint64_t bytes =
-      (7 + 8 * 4 + 3 * 2 + (m_Sub4.Exact() ? 4 : 0)) * std::uint64_t(m_N) * sizeof(Real) + 8 * m_N;
-    m_Context.CheckMemory(bytes, 4 * m_N * sizeof(Real), "L1-mean-curvature denoising of " + std::to_string(m_Mesh.nx) +
-                                                           "x" + std::to_string(m_Mesh.ny) + " pixels");
+    // Fields: 7 vertex planes, 8 triangle fields of 4 planes, the work list, Z, CG's per-item values (2 doubles).
+    const std::uint64_t bytes = (7 + 3 * 2 + (m_Sub4.Exact() ? 4 : 0)) * std::uint64_t(m_N) * sizeof(Real) +
+                                8 * 4 * std::uint64_t(m_Plane) * sizeof(Real) + (8 + 16) * std::uint64_t(m_N);
+    m_Context.CheckMemory(bytes,
+                          4 * m_Plane * sizeof(Real),
+                          "L1-mean-curvature denoising of " + std::to_string(m_Mesh.nx) + "x" +
+                            std::to_string(m_Mesh.ny) + " pixels");
     const cl::CommandQueue & q = Queue();
     for (DeviceBuffer<Real> * b : { &m_F, &m_U, &m_Psi, &m_L3, &m_V, &m_Rhs, &m_Y })
     {
@@ -122,13 +133,17 @@ public:
     }
     for (DeviceBuffer<Real> * b : { &m_P1, &m_P2, &m_P3, &m_L1, &m_L2, &m_R, &m_D, &m_Ad })
     {
-      *b = DeviceBuffer<Real>(m_Context, 4 * m_N);
+      *b = DeviceBuffer<Real>(m_Context, 4 * m_Plane);
       b->Fill(q, Real(0));
     }
     m_ListTriangle = DeviceBuffer<cl_int>(m_Context, 2 * m_N);
     m_ListPoint = DeviceBuffer<Real>(m_Context, 4 * m_N);
     m_ListCount = DeviceBuffer<cl_int>(m_Context, 1);
     m_Partials = DeviceBuffer<double>(m_Context, MeasureWidth * m_Groups);
+    // CG's dot products: one value per vertex index (two for the start).
+    m_Items = DeviceBuffer<double>(m_Context, 2 * m_N);
+    m_SumGroups = std::min<std::size_t>(m_Groups, 8 * std::max<std::size_t>(1, m_Context.Info().computeUnits));
+    m_SumBlocked = m_Context.Info().type == DeviceType::CPU ? 1 : 0;
     m_Scalars = DeviceBuffer<double>(m_Context, SlotCount);
     m_Scalars.Fill(q, 0.0);
     m_Cinv = DeviceBuffer<double>(m_Context, 16);
@@ -179,16 +194,7 @@ public:
     const unsigned budget = CGBudget(m_C, m_CGPrevious);
     SubProblem2(budget);
     m_Timings.sub2 += lap();
-    Run(K::Sub3,
-        m_P3.Get(),
-        m_L3.Get(),
-        m_Psi.Get(),
-        Nx(),
-        Ny(),
-        m_Ihx,
-        m_Ihy,
-        Real(m_C.r3),
-        Real(m_C.epsilon));
+    Run(K::Sub3, m_P3.Get(), m_L3.Get(), m_Psi.Get(), Nx(), Ny(), m_Ihx, m_Ihy, Real(m_C.r3), Real(m_C.epsilon));
     m_Timings.sub3 += lap();
     SubProblem4();
     m_Timings.sub4 += lap();
@@ -222,7 +228,6 @@ private:
     Sub4Corners,
     InitData,
     DivergenceField,
-    CGRhs,
     CGDivergence,
     CGResidual,
     CGStart,
@@ -231,6 +236,7 @@ private:
     CGUpdate,
     CGBeta,
     CGDirection,
+    CGSum,
     Measure,
     Finish
   };
@@ -332,23 +338,13 @@ private:
   SubProblem2(unsigned budget)
   {
     const Real r2 = Real(m_C.r2), r3 = Real(m_C.r3);
-    const cl_int base = SlotCG, groups = cl_int(m_Groups);
-    Run(K::CGRhs,
+    const cl_int base = SlotCG, groups = cl_int(m_SumGroups);
+    Run(K::DivergenceField, m_P3.Get(), m_V.Get(), Nx(), Ny(), m_Ihx, m_Ihy);
+    Run(K::CGResidual,
         m_P2.Get(),
         m_L2.Get(),
         m_Psi.Get(),
         m_L3.Get(),
-        m_R.Get(),
-        Nx(),
-        Ny(),
-        m_Ihx,
-        m_Ihy,
-        r2,
-        r3,
-        m_Partials.Get(),
-        Scratch());
-    Run(K::DivergenceField, m_P3.Get(), m_V.Get(), Nx(), Ny(), m_Ihx, m_Ihy);
-    Run(K::CGResidual,
         m_P3.Get(),
         m_V.Get(),
         m_R.Get(),
@@ -359,8 +355,9 @@ private:
         m_Ihy,
         r2,
         r3,
-        m_Partials.Get(),
-        Scratch());
+        m_Items.Get());
+    Sum(0, 0);
+    Sum(1, 0);
     RunOneGroup(
       K::CGStart, m_Partials.Get(), groups, m_Scalars.Get(), base, m_C.cgTolerance, cl_int(budget), Scratch());
     for (unsigned k = 0; k < budget; ++k)
@@ -378,23 +375,31 @@ private:
           r3,
           m_Scalars.Get(),
           base,
-          m_Partials.Get(),
-          Scratch());
+          m_Items.Get());
+      Sum(0, 1);
       RunOneGroup(K::CGAlpha, m_Partials.Get(), groups, m_Scalars.Get(), base, Scratch());
-      Run(K::CGUpdate,
-          m_P3.Get(),
-          m_R.Get(),
-          m_D.Get(),
-          m_Ad.Get(),
-          Nx(),
-          Ny(),
-          m_Scalars.Get(),
-          base,
-          m_Partials.Get(),
-          Scratch());
+      Run(K::CGUpdate, m_P3.Get(), m_R.Get(), m_D.Get(), m_Ad.Get(), Nx(), Ny(), m_Scalars.Get(), base, m_Items.Get());
+      Sum(0, 1);
       RunOneGroup(K::CGBeta, m_Partials.Get(), groups, m_Scalars.Get(), base, cl_int(budget), Scratch());
       Run(K::CGDirection, m_R.Get(), m_D.Get(), Nx(), Ny(), m_Scalars.Get(), base);
     }
+  }
+
+  /** l1mc_cg_sum: the per-item values of CG's last kernel into work-group partials (m_SumGroups per component). */
+  void
+  Sum(int component, int guarded)
+  {
+    Get(K::CGSum)
+      .Set(m_Items.Get(),
+           cl_int(m_N),
+           cl_int(component),
+           m_Scalars.Get(),
+           cl_int(SlotCG),
+           cl_int(guarded),
+           m_SumBlocked,
+           m_Partials.Get(),
+           Scratch())
+      .Enqueue(Queue(), cl::NDRange(m_SumGroups * m_Group), cl::NDRange(m_Group));
   }
 
   /** Sub #4: right-hand side, PSCR (into y, or u for separable corners), the corner correction. */
@@ -464,7 +469,7 @@ private:
         cl_int(m_Sub4.Exact() ? 0 : 1),
         cl_int(update),
         m_Partials.Get(),
-        Scratch());
+        cl::Local(MeasureWidth * m_Group * sizeof(double)));
     RunOneGroup(K::Finish,
                 m_Partials.Get(),
                 cl_int(m_Groups),
@@ -509,17 +514,19 @@ private:
   const Constants m_C;
   const Mesh m_Mesh;
   const std::size_t m_N;
+  const std::size_t m_Plane; ///< entries between the planes of a triangle field
   Sub4<Real> m_Sub4;
   DeviceContext & m_Context;
   const Real m_Ihx, m_Ihy;
-  std::size_t m_Group = 64, m_Global = 0, m_Groups = 0, m_Fallback = 0;
+  std::size_t m_Group = 64, m_Global = 0, m_Groups = 0, m_Fallback = 0, m_SumGroups = 1;
   std::vector<Kernel> m_Kernels;
   DeviceBuffer<Real> m_F, m_U, m_Psi, m_L3, m_V, m_Rhs, m_Y;
   DeviceBuffer<Real> m_P1, m_P2, m_P3, m_L1, m_L2, m_R, m_D, m_Ad, m_Z, m_ListPoint;
   DeviceBuffer<cl_int> m_ListTriangle, m_ListCount;
-  DeviceBuffer<double> m_Partials, m_Scalars, m_Cinv;
+  DeviceBuffer<double> m_Partials, m_Items, m_Scalars, m_Cinv;
   L1MCTimings m_Timings;
   unsigned m_CGPrevious = 0;
+  cl_int m_SumBlocked = 0; ///< l1mc_cg_sum: contiguous runs per work-item (CPU drivers) or strided (GPUs)
 };
 
 } // namespace
