@@ -187,8 +187,15 @@ inline REAL l1mc_collinearity(L1MCVec x, L1MCVec b1, L1MCVec b2)
 // maxIterations full steps, stopping when a step is below
 // tolerance * (1 + |x|). Accepted when it stopped that way at a finite point
 // where the Hessian is positive definite (a local minimum), (3.21) holds, and
-// Phi is not above Phi(start): a local minimum worse than the previous iterate
-// is not the global one, so the fallback must look further. The paper gives
+// Phi is not above Phi(start) nor above Psi(|b1| / r1). A local minimum worse
+// than either (beyond the rounding of Phi, taken as tolerance times its size:
+// the start or |b1| / r1 may be the minimiser itself) is not the global one,
+// so the fallback must look further: the
+// first guards against a step into a worse basin, the second against the
+// basin near 0 when the global minimiser has the length of a gradient
+// (|b1| / r1 minimises the terms of Psi that dominate for large s, r1 s^2 / 2 - s |b1|;
+// from p1 = 0, the start of (4.3), Newton would otherwise settle in the
+// basin near 0 on ~3 % of the triangles). The paper gives
 // no tolerance or cap; gpurL1MCTriangle.h holds the defaults and why. The
 // returned point is the last iterate (the start when Newton overflowed), which
 // (4.1) still considers.
@@ -219,10 +226,12 @@ inline L1MCNewton l1mc_newton(L1MCVec start, L1MCVec b1, L1MCVec b2, REAL r1, RE
     return result;
   }
   const L1MCSym h = l1mc_phi_hessian(x, b2, r1, r2);
+  const REAL value = l1mc_phi(x, b1, b2, r1, r2);
+  const REAL rival = fmin(l1mc_phi(start, b1, b2, r1, r2), l1mc_psi(l1mc_norm(b1) / r1, b1, b2, r1, r2));
   result.p = x;
   result.accepted = converged && h.xx > (REAL)0 && h.xx * h.yy - h.xy * h.xy > (REAL)0 &&
                     l1mc_collinearity(x, b1, b2) <= L1MC_COLLINEARITY_TOLERANCE &&
-                    l1mc_phi(x, b1, b2, r1, r2) <= l1mc_phi(start, b1, b2, r1, r2);
+                    value <= rival + tolerance * (fabs(value) + fabs(rival));
   return result;
 }
 

@@ -54,6 +54,22 @@ struct Sums
   double sub4Residual = 0.0;   ///< Sub #4's relative residual (the exact system)
 };
 
+/**
+ * The most CG steps Sub #2 may take in an outer iteration after one that took
+ * `previous`: a little more than last time (warm-started, CG needs about as
+ * many steps from one outer iteration to the next: 26-33 on the images of the
+ * tests), at least 16, at most cgMaxIterations. Both backends apply the same
+ * rule, so they take the same steps; on OpenCL the budget is the number of
+ * steps enqueued without a host read (the steps after convergence return at
+ * once), which a fixed cap of cgMaxIterations would make several times larger.
+ */
+inline unsigned
+CGBudget(const Constants & constants, unsigned previous)
+{
+  const unsigned wanted = previous + previous / 4 + 8;
+  return wanted < 16 ? 16u : (wanted > constants.cgMaxIterations ? constants.cgMaxIterations : wanted);
+}
+
 /** Number of triangles: 2 (nx - 1)(ny - 1). */
 inline double
 TriangleCount(const Mesh & mesh)

@@ -298,48 +298,60 @@ private:
          });
     const double bb = Dot(m_R, m_R);
     ApplySub2(m_P3, m_Ad);
-    for (std::size_t i = 0; i < 4 * m_N; ++i)
-      m_R[i] -= m_Ad[i];
-    ZeroUnused(m_R);
-    m_D = m_R;
-    double rr = Dot(m_R, m_R);
+    // r = b - A p3 and d = r (the unused entries of every triangle field stay 0).
+    double rr = RowSums(m_Mesh.ny - 1,
+                        1,
+                        [&](std::size_t y, double * acc)
+                        {
+                          for (unsigned c = 0; c < 4; ++c)
+                            for (std::size_t x = 0; x + 1 < m_Mesh.nx; ++x)
+                            {
+                              const std::size_t i = c * m_N + y * m_Mesh.nx + x;
+                              m_R[i] -= m_Ad[i];
+                              m_D[i] = m_R[i];
+                              acc[0] += double(m_R[i]) * double(m_R[i]);
+                            }
+                        })[0];
     const double target = m_C.cgTolerance * m_C.cgTolerance * bb;
     iterations = 0;
-    while (rr > target && iterations < m_C.cgMaxIterations)
+    const unsigned budget = CGBudget(m_C, m_CGPrevious);
+    while (rr > target && iterations < budget)
     {
       ApplySub2(m_D, m_Ad);
-      ZeroUnused(m_Ad);
       const double dAd = Dot(m_D, m_Ad);
       if (!(dAd > 0.0))
         break;
       const Real alpha = Real(rr / dAd);
-      for (std::size_t i = 0; i < 4 * m_N; ++i)
-      {
-        m_P3[i] += alpha * m_D[i];
-        m_R[i] -= alpha * m_Ad[i];
-      }
-      const double rrNew = Dot(m_R, m_R);
+      const double rrNew = RowSums(m_Mesh.ny - 1,
+                                   1,
+                                   [&](std::size_t y, double * acc)
+                                   {
+                                     for (unsigned c = 0; c < 4; ++c)
+                                       for (std::size_t x = 0; x + 1 < m_Mesh.nx; ++x)
+                                       {
+                                         const std::size_t i = c * m_N + y * m_Mesh.nx + x;
+                                         m_P3[i] += alpha * m_D[i];
+                                         m_R[i] -= alpha * m_Ad[i];
+                                         acc[0] += double(m_R[i]) * double(m_R[i]);
+                                       }
+                                   })[0];
       const Real beta = Real(rrNew / rr);
       rr = rrNew;
-      for (std::size_t i = 0; i < 4 * m_N; ++i)
-        m_D[i] = m_R[i] + beta * m_D[i];
+      Rows(m_Mesh.ny - 1,
+           [&](std::size_t y)
+           {
+             for (unsigned c = 0; c < 4; ++c)
+               for (std::size_t x = 0; x + 1 < m_Mesh.nx; ++x)
+               {
+                 const std::size_t i = c * m_N + y * m_Mesh.nx + x;
+                 m_D[i] = m_R[i] + beta * m_D[i];
+               }
+           });
       ++iterations;
     }
+    m_CGPrevious = iterations;
     return bb > 0.0 ? std::sqrt(rr / bb) : std::sqrt(rr);
   }
-  /** Zeroes the unused plane entries (x = nx - 1 or y = ny - 1) of a triangle field. */
-  void
-  ZeroUnused(std::vector<Real> & q) const
-  {
-    for (unsigned c = 0; c < 4; ++c)
-    {
-      Real * plane = q.data() + c * m_N;
-      for (std::size_t y = 0; y < m_Mesh.ny; ++y)
-        plane[y * m_Mesh.nx + m_Mesh.nx - 1] = Real(0);
-      std::fill(plane + (m_Mesh.ny - 1) * m_Mesh.nx, plane + m_N, Real(0));
-    }
-  }
-
   /** Sub #3 [Myllykoski2015a, eqs. (3.27)-(3.28)]: psi = sgn(X) max(0, |X| - eps) / r3, X = r3 div_h p3 + lambda3. */
   void
   SubProblem3()
@@ -360,8 +372,13 @@ private:
   {
     const Real c = Real(1.0 / m_C.r1), ir1 = Real(1.0 / m_C.r1), area = Real(m_Mesh.TriangleArea());
     // m_Ad = p1 - lambda1 / r1
-    for (std::size_t i = 0; i < 4 * m_N; ++i)
-      m_Ad[i] = m_P1[i] - ir1 * m_L1[i];
+    RunParallel(m_For,
+                4 * m_N,
+                [&](std::size_t begin, std::size_t end)
+                {
+                  for (std::size_t i = begin; i < end; ++i)
+                    m_Ad[i] = m_P1[i] - ir1 * m_L1[i];
+                });
     Rows(m_Mesh.ny,
          [&](std::size_t y)
          {
@@ -503,6 +520,7 @@ private:
   std::vector<double> m_Newton;
   const Real m_Ihx, m_Ihy;
   L1MCTimings m_Timings;
+  unsigned m_CGPrevious = 0; ///< CG steps of the previous outer iteration (CGBudget)
 };
 
 } // namespace

@@ -1,17 +1,537 @@
 // SPDX-License-Identifier: Apache-2.0
-// OpenCL backend of the L1-mean-curvature engine (work in progress on this branch).
+// OpenCL backend of one outer iteration of [Myllykoski2015a, Algorithm 1]
+// (kernels/l1mc_*.cl), the twin of gpurL1MCStepperCPU.cxx.
+//
+// Every field stays on the device across iterations, on the PSCR solver's
+// context, and every kernel runs on its in-order compute queue: Sub #1 as a
+// Newton kernel over all squares that appends its failures to a work list
+// plus a fixed-size fallback kernel striding over that list [Myllykoski2015b,
+// §3.1]; Sub #2 as CG with every scalar on the device (the budget of
+// CGBudget enqueued, steps after convergence return at once); Sub #3 a
+// pointwise kernel; Sub #4 the right-hand side, PSCRSolver::EnqueueSolve and
+// the exact-corner correction; then one kernel for the multipliers and the
+// sums of L_rh, J_h and R1-R3. The host reads back one small array of
+// doubles per outer iteration (the sums, the CG state, the Newton failures).
+//
+// Timings: the queue is finished after each subproblem and the host clock
+// read, so each subproblem's seconds include its kernels' execution (and one
+// synchronisation, a few microseconds).
+#include "gpurBuffer.h"
+#include "gpurL1MCKernels.h" // generated from kernels/*.cl
 #include "gpurL1MCStepper.h"
+#include "gpurL1MCSub4.h"
+#include "gpurL1MCTriangle.h"
+#include "gpurProgram.h"
+#include "gpurReduce.h"
+#include "gpurStopwatch.h"
+
+#include <algorithm>
+#include <vector>
 
 namespace gpur
 {
 namespace l1mc
 {
+namespace
+{
+
+/** Slots of the scalar array read back once per outer iteration. */
+enum Slot
+{
+  SlotPsiMass,
+  SlotFidelity,
+  SlotPenaltyQ,
+  SlotPenaltyV,
+  SlotCurvature,
+  SlotGradMinusP1,
+  SlotGrad,
+  SlotP1,
+  SlotP2MinusP3,
+  SlotP2,
+  SlotP3,
+  SlotDivMinusPsi,
+  SlotDiv,
+  SlotPsi,
+  SlotSub4Residual, ///< ||rhs - A u||^2
+  SlotSub4Rhs,      ///< ||rhs||^2
+  MeasureWidth,
+  SlotNewtonFailures = MeasureWidth,
+  SlotCG, ///< 8 slots of l1mc_cg.cl from here
+  SlotCount = SlotCG + 8
+};
+
+template<typename Real>
+class StepperOpenCL : public Stepper<Real>
+{
+public:
+  StepperOpenCL(const Real * f,
+                const Constants & constants,
+                const ResolvedBackend & backend,
+                const ExecutionOptions & execution)
+    : m_C(constants)
+    , m_Mesh(constants.mesh)
+    , m_N(constants.mesh.Count())
+    , m_Sub4(constants, backend, execution)
+    , m_Context(m_Sub4.Solver().Context())
+    , m_Ihx(Real(1.0 / m_Mesh.hx))
+    , m_Ihy(Real(1.0 / m_Mesh.hy))
+  {
+    const bool isDouble = sizeof(Real) == 8;
+    m_Context.RequireDouble("L1-mean-curvature denoising (its sums and PSCR's checks run in double)");
+    m_Group = PowerOfTwoGroupSize(m_Context.Info(), 128);
+    const Program program = BuildProgram(m_Context,
+                                         ProgramSpec("L1-mean-curvature denoising", isDouble)
+                                           .Core({ "gpur_common.cl", "gpur_reduce.cl" })
+                                           .Module(kernels::l1mc::Find,
+                                                   { "l1mc_triangle.cl",
+                                                     "l1mc_fe.cl",
+                                                     "l1mc_sub.cl",
+                                                     "l1mc_cg.cl",
+                                                     "l1mc_measure.cl" }));
+    for (const char * name : { "l1mc_sub1_newton",
+                               "l1mc_sub1_fallback",
+                               "l1mc_sub3",
+                               "l1mc_sub4_rhs",
+                               "l1mc_sub4_corners",
+                               "l1mc_init_data",
+                               "l1mc_divergence_field",
+                               "l1mc_cg_rhs",
+                               "l1mc_cg_divergence",
+                               "l1mc_cg_residual",
+                               "l1mc_cg_start",
+                               "l1mc_cg_apply",
+                               "l1mc_cg_alpha",
+                               "l1mc_cg_update",
+                               "l1mc_cg_beta",
+                               "l1mc_cg_direction",
+                               "l1mc_measure",
+                               "l1mc_finish" })
+      m_Kernels.emplace_back(program.MakeKernel(name));
+    m_Global = (m_N + m_Group - 1) / m_Group * m_Group;
+    m_Groups = m_Global / m_Group;
+    // Fields: 7 vertex planes, 8 triangle fields of 4 planes, the work list, Z.
+    const std::uint64_t bytes =
+      (7 + 8 * 4 + 3 * 2 + (m_Sub4.Exact() ? 4 : 0)) * std::uint64_t(m_N) * sizeof(Real) + 8 * m_N;
+    m_Context.CheckMemory(bytes, 4 * m_N * sizeof(Real), "L1-mean-curvature denoising of " + std::to_string(m_Mesh.nx) +
+                                                           "x" + std::to_string(m_Mesh.ny) + " pixels");
+    const cl::CommandQueue & q = Queue();
+    for (DeviceBuffer<Real> * b : { &m_F, &m_U, &m_Psi, &m_L3, &m_V, &m_Rhs, &m_Y })
+    {
+      *b = DeviceBuffer<Real>(m_Context, m_N);
+      b->Fill(q, Real(0));
+    }
+    for (DeviceBuffer<Real> * b : { &m_P1, &m_P2, &m_P3, &m_L1, &m_L2, &m_R, &m_D, &m_Ad })
+    {
+      *b = DeviceBuffer<Real>(m_Context, 4 * m_N);
+      b->Fill(q, Real(0));
+    }
+    m_ListTriangle = DeviceBuffer<cl_int>(m_Context, 2 * m_N);
+    m_ListPoint = DeviceBuffer<Real>(m_Context, 4 * m_N);
+    m_ListCount = DeviceBuffer<cl_int>(m_Context, 1);
+    m_Partials = DeviceBuffer<double>(m_Context, MeasureWidth * m_Groups);
+    m_Scalars = DeviceBuffer<double>(m_Context, SlotCount);
+    m_Scalars.Fill(q, 0.0);
+    m_Cinv = DeviceBuffer<double>(m_Context, 16);
+    m_Cinv.Upload(q, std::vector<double>(m_Sub4.CapacitanceInverse().begin(), m_Sub4.CapacitanceInverse().end()));
+    if (m_Sub4.Exact())
+    {
+      m_Z = DeviceBuffer<Real>(m_Context, 4 * m_N);
+      m_Z.Upload(q, m_Sub4.Z());
+    }
+    m_F.Upload(q, f, m_N);
+    m_Fallback = std::max<std::size_t>(m_Group, std::size_t(m_Context.Info().computeUnits) * m_Group);
+  }
+
+  Sums
+  Initialize() override
+  {
+    const cl::CommandQueue & q = Queue();
+    for (DeviceBuffer<Real> * b : { &m_U, &m_Psi, &m_L3, &m_Rhs })
+      b->Fill(q, Real(0));
+    for (DeviceBuffer<Real> * b : { &m_P1, &m_P2, &m_P3, &m_L1, &m_L2 })
+      b->Fill(q, Real(0));
+    if (m_C.initialization == L1MCInitialization::Data)
+    {
+      m_U.CopyFrom(q, m_F);
+      Run(K::InitData, m_F.Get(), m_P1.Get(), m_P2.Get(), m_P3.Get(), Nx(), Ny(), m_Ihx, m_Ihy);
+      Run(K::DivergenceField, m_P3.Get(), m_Psi.Get(), Nx(), Ny(), m_Ihx, m_Ihy);
+    }
+    m_ListCount.Fill(q, cl_int(0));
+    MeasureKernel(0);
+    return ReadSums();
+  }
+
+  Sums
+  Iterate() override
+  {
+    const cl::CommandQueue & q = Queue();
+    const Stopwatch clock;
+    double mark = 0.0;
+    const auto lap = [&]
+    {
+      q.finish();
+      const double now = clock.Seconds(), seconds = now - mark;
+      mark = now;
+      return seconds;
+    };
+    SubProblem1();
+    m_Timings.sub1 += lap();
+    const unsigned budget = CGBudget(m_C, m_CGPrevious);
+    SubProblem2(budget);
+    m_Timings.sub2 += lap();
+    Run(K::Sub3,
+        m_P3.Get(),
+        m_L3.Get(),
+        m_Psi.Get(),
+        Nx(),
+        Ny(),
+        m_Ihx,
+        m_Ihy,
+        Real(m_C.r3),
+        Real(m_C.epsilon));
+    m_Timings.sub3 += lap();
+    SubProblem4();
+    m_Timings.sub4 += lap();
+    MeasureKernel(1);
+    Sums sums = ReadSums();
+    m_Timings.misc += lap();
+    m_CGPrevious = sums.cgIterations;
+    return sums;
+  }
+
+  void
+  Store(Real * u) const override
+  {
+    m_U.Download(Queue(), u, m_N);
+  }
+
+  L1MCTimings
+  Timings() const override
+  {
+    return m_Timings;
+  }
+
+private:
+  /** The kernels, in the order of the constructor's list. */
+  enum class K
+  {
+    Sub1Newton,
+    Sub1Fallback,
+    Sub3,
+    Sub4Rhs,
+    Sub4Corners,
+    InitData,
+    DivergenceField,
+    CGRhs,
+    CGDivergence,
+    CGResidual,
+    CGStart,
+    CGApply,
+    CGAlpha,
+    CGUpdate,
+    CGBeta,
+    CGDirection,
+    Measure,
+    Finish
+  };
+
+  const cl::CommandQueue &
+  Queue() const
+  {
+    return m_Context.Queue(0);
+  }
+  cl_int
+  Nx() const
+  {
+    return cl_int(m_Mesh.nx);
+  }
+  cl_int
+  Ny() const
+  {
+    return cl_int(m_Mesh.ny);
+  }
+  Kernel &
+  Get(K k)
+  {
+    return m_Kernels[std::size_t(k)];
+  }
+  /** One work-item per vertex / square. */
+  template<typename... Args>
+  void
+  Run(K k, const Args &... args)
+  {
+    Get(k).Set(args...).Enqueue(Queue(), cl::NDRange(m_Global), cl::NDRange(m_Group));
+  }
+  /** One work-group (the reductions' last stage). */
+  template<typename... Args>
+  void
+  RunOneGroup(K k, const Args &... args)
+  {
+    Get(k).Set(args...).Enqueue(Queue(), cl::NDRange(m_Group), cl::NDRange(m_Group));
+  }
+  cl::LocalSpaceArg
+  Scratch() const
+  {
+    return cl::Local(m_Group * sizeof(double));
+  }
+
+  void
+  SubProblem1()
+  {
+    const L1MCTriangleSettings<Real> settings = Settings();
+    m_ListCount.Fill(Queue(), cl_int(0));
+    Run(K::Sub1Newton,
+        m_U.Get(),
+        m_P1.Get(),
+        m_P2.Get(),
+        m_P3.Get(),
+        m_L1.Get(),
+        m_L2.Get(),
+        Nx(),
+        Ny(),
+        m_Ihx,
+        m_Ihy,
+        Real(m_C.r1),
+        Real(m_C.r2),
+        settings.newtonTolerance,
+        cl_int(settings.newtonIterations),
+        m_ListCount.Get(),
+        m_ListTriangle.Get(),
+        m_ListPoint.Get());
+    Get(K::Sub1Fallback)
+      .Set(m_U.Get(),
+           m_P1.Get(),
+           m_P2.Get(),
+           m_P3.Get(),
+           m_L1.Get(),
+           m_L2.Get(),
+           Nx(),
+           Ny(),
+           m_Ihx,
+           m_Ihy,
+           Real(m_C.r1),
+           Real(m_C.r2),
+           cl_int(settings.eta),
+           settings.coarseTolerance,
+           settings.fineTolerance,
+           m_ListCount.Get(),
+           m_ListTriangle.Get(),
+           m_ListPoint.Get())
+      .Enqueue(Queue(), cl::NDRange(m_Fallback), cl::NDRange(m_Group));
+  }
+  L1MCTriangleSettings<Real>
+  Settings() const
+  {
+    L1MCTriangleSettings<Real> settings;
+    settings.eta = m_C.eta;
+    return settings;
+  }
+
+  /** CG (kernels/l1mc_cg.cl): `budget` steps enqueued; those after convergence return at once. */
+  void
+  SubProblem2(unsigned budget)
+  {
+    const Real r2 = Real(m_C.r2), r3 = Real(m_C.r3);
+    const cl_int base = SlotCG, groups = cl_int(m_Groups);
+    Run(K::CGRhs,
+        m_P2.Get(),
+        m_L2.Get(),
+        m_Psi.Get(),
+        m_L3.Get(),
+        m_R.Get(),
+        Nx(),
+        Ny(),
+        m_Ihx,
+        m_Ihy,
+        r2,
+        r3,
+        m_Partials.Get(),
+        Scratch());
+    Run(K::DivergenceField, m_P3.Get(), m_V.Get(), Nx(), Ny(), m_Ihx, m_Ihy);
+    Run(K::CGResidual,
+        m_P3.Get(),
+        m_V.Get(),
+        m_R.Get(),
+        m_D.Get(),
+        Nx(),
+        Ny(),
+        m_Ihx,
+        m_Ihy,
+        r2,
+        r3,
+        m_Partials.Get(),
+        Scratch());
+    RunOneGroup(
+      K::CGStart, m_Partials.Get(), groups, m_Scalars.Get(), base, m_C.cgTolerance, cl_int(budget), Scratch());
+    for (unsigned k = 0; k < budget; ++k)
+    {
+      Run(K::CGDivergence, m_D.Get(), m_V.Get(), Nx(), Ny(), m_Ihx, m_Ihy, m_Scalars.Get(), base);
+      Run(K::CGApply,
+          m_D.Get(),
+          m_V.Get(),
+          m_Ad.Get(),
+          Nx(),
+          Ny(),
+          m_Ihx,
+          m_Ihy,
+          r2,
+          r3,
+          m_Scalars.Get(),
+          base,
+          m_Partials.Get(),
+          Scratch());
+      RunOneGroup(K::CGAlpha, m_Partials.Get(), groups, m_Scalars.Get(), base, Scratch());
+      Run(K::CGUpdate,
+          m_P3.Get(),
+          m_R.Get(),
+          m_D.Get(),
+          m_Ad.Get(),
+          Nx(),
+          Ny(),
+          m_Scalars.Get(),
+          base,
+          m_Partials.Get(),
+          Scratch());
+      RunOneGroup(K::CGBeta, m_Partials.Get(), groups, m_Scalars.Get(), base, cl_int(budget), Scratch());
+      Run(K::CGDirection, m_R.Get(), m_D.Get(), Nx(), Ny(), m_Scalars.Get(), base);
+    }
+  }
+
+  /** Sub #4: right-hand side, PSCR (into y, or u for separable corners), the corner correction. */
+  void
+  SubProblem4()
+  {
+    const double c = 1.0 / m_C.r1;
+    Run(K::Sub4Rhs,
+        m_F.Get(),
+        m_P1.Get(),
+        m_L1.Get(),
+        m_Rhs.Get(),
+        Nx(),
+        Ny(),
+        m_Ihx,
+        m_Ihy,
+        m_Mesh.hx,
+        m_Mesh.hy,
+        Real(c),
+        Real(1.0 / m_C.r1),
+        Real(m_Mesh.TriangleArea()),
+        cl_int(m_Sub4.Exact() ? 0 : 1));
+    if (!m_Sub4.Exact())
+    {
+      m_Sub4.Solver().EnqueueSolve(m_Rhs, m_U);
+      return;
+    }
+    m_Sub4.Solver().EnqueueSolve(m_Rhs, m_Y);
+    const auto & corners = m_Sub4.Corners();
+    Run(K::Sub4Corners,
+        m_Y.Get(),
+        m_U.Get(),
+        m_Z.Get(),
+        m_Cinv.Get(),
+        cl_int(m_N),
+        cl_int(corners[0]),
+        cl_int(corners[1]),
+        cl_int(corners[2]),
+        cl_int(corners[3]));
+  }
+
+  /** The multipliers (update = 1) and the sums of the state, finished on the device into the scalars. */
+  void
+  MeasureKernel(int update)
+  {
+    Run(K::Measure,
+        m_F.Get(),
+        m_U.Get(),
+        m_P1.Get(),
+        m_P2.Get(),
+        m_P3.Get(),
+        m_L1.Get(),
+        m_L2.Get(),
+        m_Psi.Get(),
+        m_L3.Get(),
+        m_Rhs.Get(),
+        Nx(),
+        Ny(),
+        m_Ihx,
+        m_Ihy,
+        m_Mesh.hx,
+        m_Mesh.hy,
+        m_C.r1,
+        m_C.r2,
+        m_C.r3,
+        1.0 / m_C.r1,
+        cl_int(m_Sub4.Exact() ? 0 : 1),
+        cl_int(update),
+        m_Partials.Get(),
+        Scratch());
+    RunOneGroup(K::Finish,
+                m_Partials.Get(),
+                cl_int(m_Groups),
+                cl_int(MeasureWidth),
+                m_Scalars.Get(),
+                cl_int(0),
+                m_ListCount.Get(),
+                cl_int(SlotNewtonFailures),
+                Scratch());
+  }
+
+  /** The one read-back of an outer iteration. */
+  Sums
+  ReadSums()
+  {
+    std::vector<double> s(SlotCount);
+    m_Scalars.Download(Queue(), s.data(), SlotCount);
+    Sums sums;
+    sums.psiMass = s[SlotPsiMass];
+    sums.fidelity = s[SlotFidelity];
+    sums.penaltyQ = s[SlotPenaltyQ];
+    sums.penaltyV = s[SlotPenaltyV];
+    sums.curvatureMass = s[SlotCurvature];
+    sums.gradMinusP1 = s[SlotGradMinusP1];
+    sums.grad = s[SlotGrad];
+    sums.p1 = s[SlotP1];
+    sums.p2MinusP3 = s[SlotP2MinusP3];
+    sums.p2 = s[SlotP2];
+    sums.p3 = s[SlotP3];
+    sums.divMinusPsi = s[SlotDivMinusPsi];
+    sums.div = s[SlotDiv];
+    sums.psi = s[SlotPsi];
+    sums.newtonAccepted = TriangleCount(m_Mesh) - s[SlotNewtonFailures];
+    sums.cgIterations = unsigned(s[SlotCG + 6]);
+    const double bb = s[SlotCG + 0], rr = s[SlotCG + 1];
+    sums.cgResidual = bb > 0.0 ? std::sqrt(rr / bb) : std::sqrt(rr);
+    const double res = s[SlotSub4Residual], rhs = s[SlotSub4Rhs];
+    sums.sub4Residual = rhs > 0.0 ? std::sqrt(res / rhs) : std::sqrt(res);
+    return sums;
+  }
+
+  const Constants m_C;
+  const Mesh m_Mesh;
+  const std::size_t m_N;
+  Sub4<Real> m_Sub4;
+  DeviceContext & m_Context;
+  const Real m_Ihx, m_Ihy;
+  std::size_t m_Group = 64, m_Global = 0, m_Groups = 0, m_Fallback = 0;
+  std::vector<Kernel> m_Kernels;
+  DeviceBuffer<Real> m_F, m_U, m_Psi, m_L3, m_V, m_Rhs, m_Y;
+  DeviceBuffer<Real> m_P1, m_P2, m_P3, m_L1, m_L2, m_R, m_D, m_Ad, m_Z, m_ListPoint;
+  DeviceBuffer<cl_int> m_ListTriangle, m_ListCount;
+  DeviceBuffer<double> m_Partials, m_Scalars, m_Cinv;
+  L1MCTimings m_Timings;
+  unsigned m_CGPrevious = 0;
+};
+
+} // namespace
 
 template<typename Real>
 std::unique_ptr<Stepper<Real>>
-MakeStepperOpenCL(const Real *, const Constants &, const ResolvedBackend &, const ExecutionOptions &)
+MakeStepperOpenCL(const Real * f,
+                  const Constants & constants,
+                  const ResolvedBackend & backend,
+                  const ExecutionOptions & execution)
 {
-  throw InvalidArgument("L1-mean-curvature: the OpenCL backend is not built yet; use Backend::CPU");
+  return std::unique_ptr<Stepper<Real>>(new StepperOpenCL<Real>(f, constants, backend, execution));
 }
 
 template std::unique_ptr<Stepper<float>>
