@@ -298,7 +298,8 @@ def table(rows):
             f"{r['image']:9} {r['noise']:8} {r['sigma']:6.3f} {c['noisy_psnr']:6.2f} "
             f"{c['optimal_r0']:8.2e}{'*' if c['best_at_grid_edge'] else ' '}{c['optimal_psnr']:8.2f} "
             f"{c['rule_r0']:8.2e} {c['optimal_psnr'] - c['rule_psnr']:5.2f} "
-            f"{c['optimal_psnr'] - c['sigma_given']['psnr']:5.2f} {c['optimal_psnr'] - c['sigma_estimated']['psnr']:5.2f} "
+            f"{c['optimal_psnr'] - c['sigma_given']['psnr']:5.2f} "
+            f"{c['optimal_psnr'] - c['sigma_estimated']['psnr']:5.2f} "
             f"{c['sigma_estimated']['sigma']:7.4f} {min(iterations):4d}-{max(iterations):<4d}"
         )
     lines.append("loss: dB below the optimum at the rule's r0 (sigma given, data range 1); given: the call with sigma=")
@@ -356,7 +357,8 @@ def main(argv=None):
         "command": "python3 examples/l1mc_r0_calibration.py " + " ".join(sys.argv[1:] if argv is None else argv),
     }
     print(table(rows))
-    print(f"rule's loss to the optimum: largest {summary['largest_loss_db']:.2f} dB, mean {summary['mean_loss_db']:.2f} dB")
+    print(f"rule's loss to the optimum: largest {summary['largest_loss_db']:.2f} dB, "
+          f"mean {summary['mean_loss_db']:.2f} dB")
     for key in ("fit_natural", "fit_all"):
         if summary[key]:
             print(f"{key}: r0_opt ~ {summary[key]['r0_at_sigma_0.1']:.3g} (sigma / 0.1)^{summary[key]['slope']:.2f}")
