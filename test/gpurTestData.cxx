@@ -476,9 +476,10 @@ main(int argc, char * argv[])
       return Poisson(args);
     if (command == "bad-inputs")
       return gpur::testdata::BadInputs(args);
-    std::cerr << "usage: gpurTestData phantom|phantom2d|hu-phantom|dicom-series|compare|psnr-gain|variance|poisson|bad-inputs "
-                 "... (see the "
-                 "source's header)\n";
+    std::cerr
+      << "usage: gpurTestData phantom|phantom2d|hu-phantom|dicom-series|compare|psnr-gain|variance|poisson|bad-inputs "
+         "... (see the "
+         "source's header)\n";
   }
   catch (const std::exception & e)
   {

@@ -20,7 +20,8 @@
 //   then the three multiplier updates.
 // The run stops when the relative change of the discrete augmented Lagrangian
 // L_rh [Myllykoski2015a, eq. (3.15)] falls below `tolerance`
-// [Myllykoski2015a, eq. (4.5)], or after maxIterations (then not converged).
+// [Myllykoski2015a, eq. (4.5)] while the constraint residuals R1-R3 are below
+// kL1MCConstraintTolerance, or after maxIterations (then not converged).
 //
 // Units. The model is not scale-invariant (the curvature of the graph of u
 // depends on the intensity scale), and the seed parameters assume intensities
@@ -132,14 +133,22 @@ struct L1MCParameters
 double
 L1MCR0ForNoise(double normalizedSigma);
 
+/**
+ * A run has converged only when, besides the relative change of L_rh, each
+ * constraint residual R1-R3 (L1MCIterationInfo) is below this: the relative
+ * change can pause early while the constraints are still far from holding.
+ */
+constexpr double kL1MCConstraintTolerance = 0.05;
+
 /** What one outer iteration reached, in the normalised units (f / dataRange). */
 struct L1MCIterationInfo
 {
-  unsigned iteration = 0;     ///< 1-based
-  double objective = 0.0;     ///< J_h(u^n), the discrete objective
-  double lagrangian = 0.0;    ///< L_rh at the iterate [Myllykoski2015a, eq. (3.15)]
+  unsigned iteration = 0;      ///< 1-based
+  double objective = 0.0;      ///< J_h(u^n), the discrete objective
+  double lagrangian = 0.0;     ///< L_rh at the iterate [Myllykoski2015a, eq. (3.15)]
   double relativeChange = 0.0; ///< |L^{n-1} - L^n| / |L^{n-1}|, the stopping quantity
-  /** The constraint residuals R1, R2, R3 [Myllykoski2015a, §5]: relative misfits of grad u = p1, p2 = p3, div_h p3 = psi. */
+  /** The constraint residuals R1, R2, R3 [Myllykoski2015a, §5]: relative misfits of grad u = p1, p2 = p3, div_h p3 =
+   * psi. */
   double r1Residual = 0.0;
   double r2Residual = 0.0; ///< see r1Residual
   double r3Residual = 0.0; ///< see r1Residual
@@ -163,16 +172,17 @@ struct L1MCReport
 {
   ResolvedBackend backend; ///< what ran
   unsigned iterations = 0; ///< outer iterations run
-  bool converged = false;  ///< the relative change of L_rh fell below the tolerance
+  bool converged =
+    false; ///< the relative change of L_rh fell below the tolerance, with R1-R3 below kL1MCConstraintTolerance
   /** The parameters as resolved (r0 from sigma, h, the data range, eps, r1-r3, sigma and whether it was estimated). */
   double r0 = 0.0;
-  double meshSize = 0.0;      ///< see r0
-  double dataRange = 0.0;     ///< see r0
-  double epsilon = 0.0;       ///< see r0
-  double r1 = 0.0;            ///< see r0
-  double r2 = 0.0;            ///< see r0
-  double r3 = 0.0;            ///< see r0
-  double noiseSigma = 0.0;    ///< in the units of f (0 when r0 was given)
+  double meshSize = 0.0;       ///< see r0
+  double dataRange = 0.0;      ///< see r0
+  double epsilon = 0.0;        ///< see r0
+  double r1 = 0.0;             ///< see r0
+  double r2 = 0.0;             ///< see r0
+  double r3 = 0.0;             ///< see r0
+  double noiseSigma = 0.0;     ///< in the units of f (0 when r0 was given)
   bool sigmaEstimated = false; ///< noiseSigma was estimated from f
   /** J_h of the data, J_h(f) (normalised units); J(f) / eps is the regulariser of f. */
   double objectiveOfData = 0.0;

@@ -201,7 +201,7 @@ TEST(L1MCEngine, NoiseLevelPicksR0)
   Denoise<double>(f, Square(n), p, Backend::CPU, given);
   EXPECT_FALSE(given.sigmaEstimated);
   EXPECT_DOUBLE_EQ(given.r0, gpur::L1MCR0ForNoise(p.noiseSigma));
-  EXPECT_DOUBLE_EQ(gpur::L1MCR0ForNoise(0.2 / std::sqrt(3.0)), 0.005); // a node of Table 1
+  EXPECT_NEAR(gpur::L1MCR0ForNoise(0.1), 0.005, 1e-15); // the fitted rule at sigma = 0.1
   p.noiseSigma = 0.0;
   Denoise<double>(f, Square(n), p, Backend::CPU, estimated);
   EXPECT_TRUE(estimated.sigmaEstimated);
@@ -271,6 +271,26 @@ TEST(L1MCEngine, ReportsWhatItDid)
   EXPECT_TRUE(r.converged);
   EXPECT_DOUBLE_EQ(r.r2, 0.07);
   EXPECT_TRUE(r.warnings.empty());
+}
+
+// "Converged" needs the constraints to hold as well: with a tolerance that the
+// relative change of L meets at once, the run goes on until R1-R3 are below
+// kL1MCConstraintTolerance.
+TEST(L1MCEngine, ConvergedMeansTheConstraintsHold)
+{
+  const std::size_t n = 48;
+  const std::vector<double> f = AddUniformNoise(ShapesImage(n), 0.2, 10);
+  L1MCParameters p = Paper(0.015);
+  p.tolerance = 0.5;
+  L1MCReport r;
+  Denoise<double>(f, Square(n), p, Backend::CPU, r);
+  EXPECT_TRUE(r.converged);
+  EXPECT_GT(r.iterations, 3u);
+  EXPECT_LT(r.history[1].relativeChange, p.tolerance); // L alone would have stopped at iteration 2
+  for (double residual : { r.last.r1Residual, r.last.r2Residual, r.last.r3Residual })
+    EXPECT_LT(residual, gpur::kL1MCConstraintTolerance);
+  const auto & before = r.history[r.history.size() - 2];
+  EXPECT_GE(std::max({ before.r1Residual, before.r2Residual, before.r3Residual }), gpur::kL1MCConstraintTolerance);
 }
 
 TEST(L1MCEngine, AbortLeavesTheOutputUntouched)
