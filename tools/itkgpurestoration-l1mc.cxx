@@ -102,7 +102,7 @@ DeclareOptions(gpur::cli::Parser & parser, Options & o)
   parser
     .AddDouble("--tolerance",
                "T",
-               "Stop when the relative change of the augmented Lagrangian is < T (> 0).",
+               "Stop when the relative change of the augmented Lagrangian is < T (> 0) and R1-R3 < 0.05.",
                o.tolerance,
                gpur::cli::ParsePositiveDouble)
     .label = "Tolerance";

@@ -82,7 +82,8 @@ struct EngineEnum<L1MeanCurvatureDenoiseImageFilterEnums::CornerMass>
  * the parameters keep their meaning.
  *
  * Iterations stop when the relative change of the augmented Lagrangian
- * falls below Tolerance [Myllykoski2015a, eq. (4.5)] or after
+ * falls below Tolerance [Myllykoski2015a, eq. (4.5)] while the constraint
+ * residuals R1-R3 are below gpur::kL1MCConstraintTolerance, or after
  * MaximumNumberOfIterations (then GetConverged() is false and an
  * itkWarningMacro says so). After every outer iteration the filter updates
  * the iteration getters (GetNumberOfIterations, GetObjective, GetLagrangian,

@@ -86,7 +86,8 @@ def denoise_l1_mean_curvature(
         The budget of outer iterations (default 1000). A run that ends before
         meeting ``tol`` issues a :class:`ConvergenceWarning`.
     tol : float > 0
-        Stop when the relative change of the augmented Lagrangian falls below it.
+        Stop when the relative change of the augmented Lagrangian falls below it
+        while the constraint residuals R1-R3 are below 0.05.
     initialization : {"zero", "data"}
         "zero" (default): every variable 0, the paper's choice; "data": u = f
         and the auxiliary fields from it, which at the default ``h`` hardly
