@@ -286,25 +286,19 @@ private:
   {
     const L1MCTriangleSettings<Real> settings = Settings();
     m_ListCount.Fill(Queue(), cl_int(0));
-    Run(K::Sub1Newton,
-        m_U.Get(),
-        m_P1.Get(),
-        m_P2.Get(),
-        m_P3.Get(),
-        m_L1.Get(),
-        m_L2.Get(),
-        Nx(),
-        Ny(),
-        m_Ihx,
-        m_Ihy,
-        Real(m_C.r1),
-        Real(m_C.r2),
-        settings.newtonTolerance,
-        cl_int(settings.newtonIterations),
-        m_ListCount.Get(),
-        m_ListTriangle.Get(),
-        m_ListPoint.Get());
-    Get(K::Sub1Fallback)
+    EnqueueSub1(K::Sub1Newton, cl::NDRange(m_Global), settings.newtonTolerance, cl_int(settings.newtonIterations));
+    EnqueueSub1(
+      K::Sub1Fallback, cl::NDRange(m_Fallback), cl_int(settings.eta), settings.coarseTolerance, settings.fineTolerance);
+  }
+  /**
+   * A Sub #1 kernel (kernels/l1mc_sub.cl): both take the fields and r1, r2,
+   * then their own settings (`settings`), then the work list.
+   */
+  template<typename... Settings>
+  void
+  EnqueueSub1(K k, const cl::NDRange & global, const Settings &... settings)
+  {
+    Get(k)
       .Set(m_U.Get(),
            m_P1.Get(),
            m_P2.Get(),
@@ -317,13 +311,11 @@ private:
            m_Ihy,
            Real(m_C.r1),
            Real(m_C.r2),
-           cl_int(settings.eta),
-           settings.coarseTolerance,
-           settings.fineTolerance,
+           settings...,
            m_ListCount.Get(),
            m_ListTriangle.Get(),
            m_ListPoint.Get())
-      .Enqueue(Queue(), cl::NDRange(m_Fallback), cl::NDRange(m_Group));
+      .Enqueue(Queue(), global, cl::NDRange(m_Group));
   }
   L1MCTriangleSettings<Real>
   Settings() const
