@@ -269,7 +269,7 @@ protected:
   /** Output 1 is the class map (ClassImageType), output 0 the denoised image. */
   using Superclass::MakeOutput;
   DataObject::Pointer
-  MakeOutput(DataObjectPointerArraySizeType index) override;
+  MakeOutput(ProcessObject::DataObjectPointerArraySizeType index) override;
   /** The whole input: the noise estimate uses every frame. */
   void
   GenerateInputRequestedRegion() override;

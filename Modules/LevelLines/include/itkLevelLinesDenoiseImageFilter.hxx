@@ -20,7 +20,7 @@ LevelLinesDenoiseImageFilter<TInputImage, TOutputImage>::LevelLinesDenoiseImageF
 
 template<typename TInputImage, typename TOutputImage>
 DataObject::Pointer
-LevelLinesDenoiseImageFilter<TInputImage, TOutputImage>::MakeOutput(DataObjectPointerArraySizeType index)
+LevelLinesDenoiseImageFilter<TInputImage, TOutputImage>::MakeOutput(ProcessObject::DataObjectPointerArraySizeType index)
 {
   if (index == 1)
   {

@@ -219,8 +219,13 @@ TEST(LevelLinesFilter, KeepsMetadataAndReportsTheRun)
 
   std::ostringstream print;
   filter->Print(print);
-  for (const char * name : { "SegmentLength: 5", "MaximumLength: 25", "Mode: PIPD", "LengtheningTest: Pooled",
-                             "TurnBack: Flip", "NoiseSigmaUsed: ", "MeanLength: " })
+  for (const char * name : { "SegmentLength: 5",
+                             "MaximumLength: 25",
+                             "Mode: PIPD",
+                             "LengtheningTest: Pooled",
+                             "TurnBack: Flip",
+                             "NoiseSigmaUsed: ",
+                             "MeanLength: " })
     EXPECT_NE(print.str().find(name), std::string::npos) << name;
 }
 
@@ -232,8 +237,7 @@ TEST(LevelLinesFilter, ByteShortAndFloatInputGiveTheSameResult)
   auto f16 = MakeImage<itk::Image<unsigned short, 2>>(noisy, nx, ny);
   auto f32 = MakeImage<Image2F>(noisy, nx, ny);
   auto a = MakeFilter<itk::LevelLinesDenoiseImageFilter<itk::Image<unsigned char, 2>>>(f8.GetPointer(), Backend::CPU);
-  auto b =
-    MakeFilter<itk::LevelLinesDenoiseImageFilter<itk::Image<unsigned short, 2>>>(f16.GetPointer(), Backend::CPU);
+  auto b = MakeFilter<itk::LevelLinesDenoiseImageFilter<itk::Image<unsigned short, 2>>>(f16.GetPointer(), Backend::CPU);
   auto c = MakeFilter<Filter2F>(f32.GetPointer(), Backend::CPU);
   a->Update();
   b->Update();
@@ -278,9 +282,8 @@ TEST(LevelLinesFilter, StackIsItsFramesFilteredOneByOne)
       const auto v = Pixels(one->GetOutput());
       const std::size_t n = std::size_t(nx) * ny;
       EXPECT_TRUE(std::equal(v.begin(), v.end(), u.begin() + z * n)) << "frame " << z << " mode " << mode;
-      EXPECT_TRUE(std::equal(one->GetClassOutput()->GetBufferPointer(),
-                             one->GetClassOutput()->GetBufferPointer() + n,
-                             classes + z * n))
+      EXPECT_TRUE(std::equal(
+        one->GetClassOutput()->GetBufferPointer(), one->GetClassOutput()->GetBufferPointer() + n, classes + z * n))
         << "classes of frame " << z << " mode " << mode;
     }
   }
@@ -337,8 +340,9 @@ TEST(LevelLinesFilter, ProgressRisesAndAbortLeavesNoOutput)
     auto record = itk::CStyleCommand::New();
     record->SetClientData(&progress);
     record->SetCallback(
-      [](itk::Object * caller, const itk::EventObject &, void * data)
-      { static_cast<std::vector<float> *>(data)->push_back(static_cast<itk::ProcessObject *>(caller)->GetProgress()); });
+      [](itk::Object * caller, const itk::EventObject &, void * data) {
+        static_cast<std::vector<float> *>(data)->push_back(static_cast<itk::ProcessObject *>(caller)->GetProgress());
+      });
     filter->AddObserver(itk::ProgressEvent(), record);
     filter->Update();
     ASSERT_GE(progress.size(), nz + 2) << "a report per frame, with 0 and 1";
@@ -487,8 +491,8 @@ TEST(LevelLinesFilter, KeepsEdgesBetterThanAGaussianOfTheSamePSNR)
   RecordProperty("EdgeErrorRatio", std::to_string(ratio));
   std::cout << "PSNR noisy " << noisyPSNR << " dB, level lines " << psnr << " dB, Gaussian " << gaussianPSNR
             << " dB (variance " << hi << ", best " << bestPSNR << " dB at " << best
-            << "); edge gradient error level lines " << levelLinesError << ", Gaussian " << gaussianError
-            << ", ratio " << ratio << std::endl;
+            << "); edge gradient error level lines " << levelLinesError << ", Gaussian " << gaussianError << ", ratio "
+            << ratio << std::endl;
   EXPECT_LT(ratio, 0.8);
 }
 
