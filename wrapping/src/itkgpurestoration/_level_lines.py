@@ -34,38 +34,25 @@ def _flag(value, name):
     return bool(value)
 
 
-def _parameters(
-    sigma,
-    segment_length,
-    maximum_length,
-    threshold,
-    edge_threshold,
-    mode,
-    test,
-    turn_back,
-    thick,
-    include_center,
-    bidirectional,
-    variance_floor,
-):
-    """The engine's gpur::LevelLinesParameters, every value checked with a ValueError naming it."""
+def _parameters(values):
+    """The engine's gpur::LevelLinesParameters from the keywords of the front ends (a dict such as their
+    ``locals()``), every value checked with a ValueError naming it."""
+    v = values
     p = _core.LevelLinesParameters()
-    p.segment_length = _integer_in(segment_length, "segment_length", 2, 12, "between 2 and 12")
+    p.segment_length = _integer_in(v["segment_length"], "segment_length", 2, 12, "between 2 and 12")
     p.maximum_length = _integer_in(
-        maximum_length, "maximum_length", p.segment_length, 64, f"between segment_length ({p.segment_length}) and 64"
+        v["maximum_length"], "maximum_length", p.segment_length, 64, f"between segment_length ({p.segment_length}) and 64"
     )
-    p.lengthening_threshold = positive_finite(threshold, "threshold")
-    p.edge_threshold = positive_finite(edge_threshold, "edge_threshold")
-    p.mode = _choice(mode, "mode")
-    p.test = _choice(test, "test")
-    p.turn_back = _choice(turn_back, "turn_back")
-    p.thick = _flag(thick, "thick")
-    p.include_center = _flag(include_center, "include_center")
-    p.bidirectional = _flag(bidirectional, "bidirectional")
-    p.variance_floor = positive_finite(variance_floor, "variance_floor")
+    p.lengthening_threshold = positive_finite(v["threshold"], "threshold")
+    p.edge_threshold = positive_finite(v["edge_threshold"], "edge_threshold")
+    p.variance_floor = positive_finite(v["variance_floor"], "variance_floor")
     if p.variance_floor > 4.0:
         raise ValueError(f"variance_floor must be > 0 and <= 4, got {p.variance_floor!r}")
-    p.noise_sigma = 0.0 if sigma is None else positive_finite(sigma, "sigma")
+    p.noise_sigma = 0.0 if v["sigma"] is None else positive_finite(v["sigma"], "sigma")
+    p.mode, p.test, p.turn_back = (_choice(v[name], name) for name in ("mode", "test", "turn_back"))
+    p.thick, p.include_center, p.bidirectional = (
+        _flag(v[name], name) for name in ("thick", "include_center", "bidirectional")
+    )
     p.validate()
     return p
 
@@ -111,8 +98,9 @@ def level_lines_radius(segment_length=5, maximum_length=25, *, thick=False, mode
     block padded by it on every side gives the same interior as the whole
     image, which is the overlap ``denoise_level_lines_dask`` uses.
     """
-    p = _parameters(None, segment_length, maximum_length, 1.0, 2.0, mode, "pooled", "flip", thick, True, True, 1.0)
-    return int(_core.level_lines_radius(p))
+    values = dict(locals(), sigma=None, threshold=1.0, edge_threshold=2.0, test="pooled", turn_back="flip")
+    values.update(include_center=True, bidirectional=True, variance_floor=1.0)
+    return int(_core.level_lines_radius(_parameters(values)))
 
 
 def denoise_level_lines(
@@ -213,20 +201,7 @@ def denoise_level_lines(
     ValueError for bad parameters or input (not 2D/3D, a frame smaller than
     2 x 2, NaN/Inf, ...), RuntimeError for device failures.
     """
-    parameters = _parameters(
-        sigma,
-        segment_length,
-        maximum_length,
-        threshold,
-        edge_threshold,
-        mode,
-        test,
-        turn_back,
-        thick,
-        include_center,
-        bidirectional,
-        variance_floor,
-    )
+    parameters = _parameters(locals())
     threads = thread_count(num_threads)
     device = _device(device)
     array, _, restore = to_array(image)
@@ -307,20 +282,7 @@ def denoise_level_lines_dask(
     except ImportError as error:  # pragma: no cover - dask is an optional dependency
         raise ImportError("denoise_level_lines_dask needs dask: pip install 'dask[array]'") from error
 
-    parameters = _parameters(
-        sigma,
-        segment_length,
-        maximum_length,
-        threshold,
-        edge_threshold,
-        mode,
-        test,
-        turn_back,
-        thick,
-        include_center,
-        bidirectional,
-        variance_floor,
-    )
+    parameters = _parameters(locals())
     threads = thread_count(num_threads)
     device = _device(device)
     if not isinstance(image, da.Array):
