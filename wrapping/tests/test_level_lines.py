@@ -148,8 +148,11 @@ def test_a_stack_is_its_frames_one_by_one():
     assert report["sigma_estimated"] and report["sigma"] == pytest.approx(np.median(alone), rel=1e-12)
 
 
-@pytest.mark.parametrize("options", [{}, {"thick": True}, {"mode": "hybrid"}, {"test": "separate", "turn_back": "stop"}],
-                         ids=["defaults", "thick", "hybrid", "separate-stop"])
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"thick": True}, {"mode": "hybrid"}, {"test": "separate", "turn_back": "stop"}],
+    ids=["defaults", "thick", "hybrid", "separate-stop"],
+)
 def test_opencl_matches_the_cpu_reference(options, has_opencl):
     if not has_opencl:
         pytest.skip("no OpenCL device")
@@ -164,7 +167,8 @@ def test_opencl_matches_the_cpu_reference(options, has_opencl):
 
 
 @pytest.mark.parametrize(
-    "options, radius", [({}, 25), ({"thick": True}, 26), ({"mode": "hybrid", "segment_length": 4, "maximum_length": 8}, 8)],
+    "options, radius",
+    [({}, 25), ({"thick": True}, 26), ({"mode": "hybrid", "segment_length": 4, "maximum_length": 8}, 8)],
     ids=["defaults", "thick", "hybrid"],
 )
 def test_dask_chunks_equal_the_whole_image_bit_for_bit(options, radius):
@@ -176,6 +180,20 @@ def test_dask_chunks_equal_the_whole_image_bit_for_bit(options, radius):
     chunked = igr.denoise_level_lines_dask(da.from_array(noisy, chunks=(50, 60)), backend="cpu", **options)
     assert chunked.chunks == ((50, 50, 50), (60, 60, 50))
     np.testing.assert_array_equal(chunked.compute(scheduler="threads"), whole)
+
+
+def test_the_radius_bounds_the_footprint_and_the_border_must_not_be_padded():
+    """A crop padded by the radius gives the whole image's interior; padding at the image border does not."""
+    truth, _ = shapes(shape=(120, 130))
+    noisy = add_noise(truth, 25.0, 12)
+    whole = igr.denoise_level_lines(noisy, 25.0, backend="cpu")
+    r = igr.level_lines_radius()
+    crop = igr.denoise_level_lines(noisy[20 : 100 + r, 30 : 90 + r], 25.0, backend="cpu")  # rows 20.., cols 30..
+    np.testing.assert_array_equal(crop[r:80, r:60], whole[20 + r : 100, 30 + r : 90])
+    assert np.any(crop[r - 1 : 80, r - 1 : 60] != whole[20 + r - 1 : 100, 30 + r - 1 : 90])  # and no less
+    padded = igr.denoise_level_lines(np.pad(noisy, r, mode="reflect"), 25.0, backend="cpu")[r:-r, r:-r]
+    assert np.mean(padded[:3] != whole[:3]) > 0.1  # lines run on into the mirror image instead of stopping
+    np.testing.assert_array_equal(padded[r:-r, r:-r], whole[r:-r, r:-r])
 
 
 def test_dask_stack_with_chunks_along_frames_and_image_axes():

@@ -40,9 +40,8 @@ def _parameters(values):
     v = values
     p = _core.LevelLinesParameters()
     p.segment_length = _integer_in(v["segment_length"], "segment_length", 2, 12, "between 2 and 12")
-    p.maximum_length = _integer_in(
-        v["maximum_length"], "maximum_length", p.segment_length, 64, f"between segment_length ({p.segment_length}) and 64"
-    )
+    allowed = f"between segment_length ({p.segment_length}) and 64"
+    p.maximum_length = _integer_in(v["maximum_length"], "maximum_length", p.segment_length, 64, allowed)
     p.lengthening_threshold = positive_finite(v["threshold"], "threshold")
     p.edge_threshold = positive_finite(v["edge_threshold"], "edge_threshold")
     p.variance_floor = positive_finite(v["variance_floor"], "variance_floor")
