@@ -294,3 +294,26 @@ ll_hybrid_value(const float * rs,
 // The unit steps (di, dj) of the 8 thin rays of directions 0, 4, ..., 28 (row i down): ray r's pixel k is k times it.
 LL_TABLE int ll_ray_di[8] = { 0, -1, -1, -1, 0, 1, 1, 1 };
 LL_TABLE int ll_ray_dj[8] = { 1, 1, 0, -1, -1, -1, 0, 1 };
+
+#ifdef __OPENCL_VERSION__
+// Loads the work-group's tile of get_local_size(0) x get_local_size(1)
+// pixels with a halo of `halo` on every side from an nx x ny frame into
+// local memory, reads outside the frame clamped to its border
+// (clamp-to-edge); every work-item takes its share. Returns the index of the
+// work-item's own pixel in the tile. The caller puts the barrier after it.
+inline int
+ll_load_tile(__local float * tile, __global const float * frame, int halo, int nx, int ny)
+{
+  const int width = (int)get_local_size(0) + 2 * halo, height = (int)get_local_size(1) + 2 * halo;
+  const int i0 = (int)(get_group_id(1) * get_local_size(1)) - halo;
+  const int j0 = (int)(get_group_id(0) * get_local_size(0)) - halo;
+  const int items = (int)(get_local_size(0) * get_local_size(1));
+  for (int t = (int)(get_local_id(1) * get_local_size(0) + get_local_id(0)); t < width * height; t += items)
+  {
+    const int gi = clamp(i0 + t / width, 0, ny - 1);
+    const int gj = clamp(j0 + t % width, 0, nx - 1);
+    tile[t] = frame[gi * nx + gj];
+  }
+  return ((int)get_local_id(1) + halo) * width + (int)get_local_id(0) + halo;
+}
+#endif

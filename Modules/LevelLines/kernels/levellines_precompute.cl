@@ -36,20 +36,11 @@ ll_precompute(__global const float * z,
               ulong frame)
 {
   __local float tile[LL_SIDE * LL_SIDE];
-  const int li = get_local_id(1), lj = get_local_id(0);
-  const int i0 = get_group_id(1) * LL_TILE - LL_HALO, j0 = get_group_id(0) * LL_TILE - LL_HALO;
-  __global const float * zf = z + frame;
-  for (int t = li * LL_TILE + lj; t < LL_SIDE * LL_SIDE; t += LL_TILE * LL_TILE)
-  {
-    const int gi = clamp(i0 + t / LL_SIDE, 0, ny - 1);
-    const int gj = clamp(j0 + t % LL_SIDE, 0, nx - 1);
-    tile[t] = zf[gi * nx + gj];
-  }
+  const int c = ll_load_tile(tile, z + frame, LL_HALO, nx, ny);
   barrier(CLK_LOCAL_MEM_FENCE);
   const int i = get_global_id(1), j = get_global_id(0);
   if (i < ny && j < nx)
   {
-    const int c = (li + LL_HALO) * LL_SIDE + lj + LL_HALO;
     const float zc = tile[c];
 #ifdef LL_CENTER
     const float n = (float)(LL_M + 1);
