@@ -4,9 +4,9 @@
 // (compiled as C++ in src/gpurLevelLinesArithmetic.h), so that both backends
 // do the same float operations in the same order.
 //
-// Written in the common subset of OpenCL C and C++: float only, every literal
-// a float, log / fmax only, private arrays and pointers, and three macros for
-// the address spaces: LL_GLOBAL (image-sized arrays), LL_CONSTANT (the pattern
+// Written in the common subset of OpenCL C and C++: inline functions on
+// float only, every literal a float, log only, private arrays and
+// pointers, and three macros for the address spaces: LL_GLOBAL (image-sized arrays), LL_CONSTANT (the pattern
 // table) and LL_TABLE (program-scope tables). A pixel's sums are kept relative
 // to its own grey level zc: S = sum (z - zc), Q = sum (z - zc)^2, so that
 // 16-bit or HU data lose no precision in float and the centre adds (0, 0).
@@ -24,8 +24,16 @@
 #define LL_STOP_BORDER 2
 #define LL_STOP_LENGTH 3
 
+// The larger of two finite values (fmax without its NaN handling, which
+// costs a library call on the CPU).
+inline float
+ll_max(float a, float b)
+{
+  return a > b ? a : b;
+}
+
 // The variance of n values from their sums s = sum x and q = sum x^2.
-float
+inline float
 ll_variance(float s, float q, float n)
 {
   const float a = s / n;
@@ -38,28 +46,28 @@ ll_variance(float s, float q, float n)
 // around the two parts' means, both floored at fl (our addition: the variance
 // along a level line is at least the noise's). >= 0 up to rounding; 0 for
 // equal means.
-float
+inline float
 ll_test_pooled(float s1, float q1, float n1, float s2, float q2, float n2, float fl)
 {
   const float n = n1 + n2;
-  const float v1 = fmax(ll_variance(s1 + s2, q1 + q2, n), fl);
-  const float v2 = fmax(((q1 - s1 * s1 / n1) + (q2 - s2 * s2 / n2)) / n, fl);
+  const float v1 = ll_max(ll_variance(s1 + s2, q1 + q2, n), fl);
+  const float v2 = ll_max(((q1 - s1 * s1 / n1) + (q2 - s2 * s2 / n2)) / n, fl);
   return n * (log(v1) - log(v2));
 }
 
 // The same test with separate variances for the two parts (the reading of
 // [Perrot2013, Algorithm 2]'s GLRT signature): N log s1^2 - n1 log sn^2 - n2 log sp^2.
-float
+inline float
 ll_test_separate(float s1, float q1, float n1, float s2, float q2, float n2, float fl)
 {
   const float n = n1 + n2;
-  const float v1 = fmax(ll_variance(s1 + s2, q1 + q2, n), fl);
-  const float vn = fmax(ll_variance(s1, q1, n1), fl);
-  const float vp = fmax(ll_variance(s2, q2, n2), fl);
+  const float v1 = ll_max(ll_variance(s1 + s2, q1 + q2, n), fl);
+  const float vn = ll_max(ll_variance(s1, q1, n1), fl);
+  const float vp = ll_max(ll_variance(s2, q2, n2), fl);
   return n * log(v1) - n1 * log(vn) - n2 * log(vp);
 }
 
-float
+inline float
 ll_test(int separate, float s1, float q1, float n1, float s2, float q2, float n2, float fl)
 {
   return separate ? ll_test_separate(s1, q1, n1, s2, q2, n2, fl) : ll_test_pooled(s1, q1, n1, s2, q2, n2, fl);
@@ -67,20 +75,20 @@ ll_test(int separate, float s1, float q1, float n1, float s2, float q2, float n2
 
 // Sums of m values relative to z(e) made relative to zc: delta = z(e) - zc,
 // sum (x + delta) = s + m delta, sum (x + delta)^2 = q + 2 delta s + m delta^2.
-float
+inline float
 ll_shift_sum(float s, float m, float delta)
 {
   return s + m * delta;
 }
 
-float
+inline float
 ll_shift_square(float q, float s, float m, float delta)
 {
   return q + 2.0f * delta * s + m * delta * delta;
 }
 
 // True when direction d2 turns back from d1: more than 90 degrees (8 steps) apart on the circle of D directions.
-int
+inline int
 ll_turns_back(int d2, int d1)
 {
   int difference = d2 > d1 ? d2 - d1 : d1 - d2;
@@ -101,7 +109,7 @@ ll_turns_back(int d2, int d1)
 // segment along its opposite direction (else the arm stops). Arms alternate,
 // the first one first. Returns the mean along the line; *length its pixel
 // count; stops[LL_STOP_*] counts why each arm ended.
-float
+inline float
 ll_poly_isoline(LL_GLOBAL const float * z,
             LL_GLOBAL const uchar * dir,
             LL_GLOBAL const float * sums,
@@ -225,7 +233,7 @@ ll_poly_isoline(LL_GLOBAL const float * z,
 // edge along k when the statistic exceeds t2. No edge: the mean of the star
 // (8l + 1 pixels), class 0; one: the mean of that H, class 1; more: the PI-PD
 // value pipd (pipdLength pixels), class 2.
-float
+inline float
 ll_hybrid_value(const float * rs,
           const float * rq,
           float zc,
@@ -286,3 +294,26 @@ ll_hybrid_value(const float * rs,
 // The unit steps (di, dj) of the 8 thin rays of directions 0, 4, ..., 28 (row i down): ray r's pixel k is k times it.
 LL_TABLE int ll_ray_di[8] = { 0, -1, -1, -1, 0, 1, 1, 1 };
 LL_TABLE int ll_ray_dj[8] = { 1, 1, 0, -1, -1, -1, 0, 1 };
+
+#ifdef __OPENCL_VERSION__
+// Loads the work-group's tile of get_local_size(0) x get_local_size(1)
+// pixels with a halo of `halo` on every side from an nx x ny frame into
+// local memory, reads outside the frame clamped to its border
+// (clamp-to-edge); every work-item takes its share. Returns the index of the
+// work-item's own pixel in the tile. The caller puts the barrier after it.
+inline int
+ll_load_tile(__local float * tile, __global const float * frame, int halo, int nx, int ny)
+{
+  const int width = (int)get_local_size(0) + 2 * halo, height = (int)get_local_size(1) + 2 * halo;
+  const int i0 = (int)(get_group_id(1) * get_local_size(1)) - halo;
+  const int j0 = (int)(get_group_id(0) * get_local_size(0)) - halo;
+  const int items = (int)(get_local_size(0) * get_local_size(1));
+  for (int t = (int)(get_local_id(1) * get_local_size(0) + get_local_id(0)); t < width * height; t += items)
+  {
+    const int gi = clamp(i0 + t / width, 0, ny - 1);
+    const int gj = clamp(j0 + t % width, 0, nx - 1);
+    tile[t] = frame[gi * nx + gj];
+  }
+  return ((int)get_local_id(1) + halo) * width + (int)get_local_id(0) + halo;
+}
+#endif

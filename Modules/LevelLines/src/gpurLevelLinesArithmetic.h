@@ -15,7 +15,6 @@ namespace gpur
 namespace levellines
 {
 
-using std::fmax;
 using std::log;
 using uchar = unsigned char;
 #define LL_GLOBAL

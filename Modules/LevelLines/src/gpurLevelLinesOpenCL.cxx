@@ -47,7 +47,6 @@ public:
       .Define("LL_L", std::to_string(setup.l))
       .Define("LL_M", std::to_string(setup.m))
       .Define("LL_K", std::to_string(setup.segments))
-      .Define("LL_THICK", p.thick)
       .Define("LL_CENTER", p.includeCenter)
       .Define("LL_BIDIR", p.bidirectional)
       .Define("LL_FLIP", p.turnBack == LevelLinesTurnBack::Flip)
