@@ -7,7 +7,12 @@
 #include "gpurMetrics.h"
 #include "gpurPhantom.h"
 #include "itkCommand.h"
+// GCC 12 warns (-Warray-bounds) inside ITK 5.2's NeighborhoodOperator::FillCenteredDirectional, which the
+// Gaussian operator instantiates: a false positive in ITK's header (a loop bound it cannot prove), not our code.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Warray-bounds"
 #include "itkDiscreteGaussianImageFilter.h"
+#pragma GCC diagnostic pop
 #include "itkMetaDataObject.h"
 
 #include <gtest/gtest.h>
@@ -310,7 +315,9 @@ TEST(LevelLinesFilter, CPUAndOpenCLAgree)
       EXPECT_EQ(std::string(ocl->GetBackendUsed()).rfind("OpenCL", 0), 0u) << ocl->GetBackendUsed();
       EXPECT_EQ(cpu->GetNoiseSigmaUsed(), ocl->GetNoiseSigmaUsed());
       const auto a = Pixels(cpu->GetOutput()), b = Pixels(ocl->GetOutput());
-      // The same arithmetic in the same order (float): equal to rounding, 1e-5 of the 0..255 range.
+      // The same arithmetic in the same order (float): equal to rounding, 1e-5 of the 0..255 range. Measured:
+      // bit-identical on PoCL (0 in every mode; mean lengths 18.27, 50.31, 23.79, 43.06 on both); a GPU compiler
+      // may contract a*b+c into a fused multiply-add, hence the margin.
       EXPECT_LE(gpur::MaxAbsDifference(a.data(), b.data(), a.size()), 255.0 * 1e-5) << mode << " thick " << thick;
       EXPECT_NEAR(cpu->GetMeanLength(), ocl->GetMeanLength(), 1e-3 * cpu->GetMeanLength());
       const std::size_t n = a.size();
@@ -381,26 +388,30 @@ TEST(LevelLinesFilter, BadInputThrowsITKExceptionsNamingTheProblem)
 
   const unsigned nx = 20, ny = 20;
   auto input = MakeImage<Image2F>(NoisyPicture(nx, ny), nx, ny);
-  const auto expectMessage = [&](const std::function<void(Filter2F *)> & set, const std::string & word)
+  // Each message names the engine's parameter and what it allows (measured wording: "level lines: varianceFloor is
+  // 0; it must be in (0, 4] (a multiple of the noise variance)").
+  const auto expectMessage =
+    [&](const std::function<void(Filter2F *)> & set, const std::string & name, const std::string & allowed)
   {
     auto f = MakeFilter<Filter2F>(input.GetPointer(), Backend::CPU);
     set(f.GetPointer());
     const std::string message = MessageOf(f);
-    EXPECT_NE(message.find(word), std::string::npos) << "expected '" << word << "' in: " << message;
+    EXPECT_NE(message.find(name + " "), std::string::npos) << "expected '" << name << "' in: " << message;
+    EXPECT_NE(message.find("must be " + allowed), std::string::npos) << "expected '" << allowed << "' in: " << message;
     EXPECT_EQ(f->GetOutput()->GetBufferPointer(), nullptr) << "no partial output: " << message;
   };
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  expectMessage([](Filter2F * f) { f->SetSegmentLength(0); }, "segment");
-  expectMessage([](Filter2F * f) { f->SetSegmentLength(13); }, "segment");
-  expectMessage([](Filter2F * f) { f->SetMaximumLength(0); }, "maximum");
-  expectMessage([](Filter2F * f) { f->SetLengtheningThreshold(0.0); }, "lengthening");
-  expectMessage([](Filter2F * f) { f->SetLengtheningThreshold(-1.0); }, "lengthening");
-  expectMessage([nan](Filter2F * f) { f->SetLengtheningThreshold(nan); }, "lengthening");
-  expectMessage([](Filter2F * f) { f->SetEdgeThreshold(0.0); }, "edge");
-  expectMessage([](Filter2F * f) { f->SetVarianceFloor(0.0); }, "floor");
-  expectMessage([](Filter2F * f) { f->SetVarianceFloor(-2.0); }, "floor");
-  expectMessage([](Filter2F * f) { f->SetNoiseSigma(-1.0); }, "sigma");
-  expectMessage([nan](Filter2F * f) { f->SetNoiseSigma(nan); }, "sigma");
+  expectMessage([](Filter2F * f) { f->SetSegmentLength(0); }, "segmentLength", "2 to 12 pixels");
+  expectMessage([](Filter2F * f) { f->SetSegmentLength(13); }, "segmentLength", "2 to 12 pixels");
+  expectMessage([](Filter2F * f) { f->SetMaximumLength(0); }, "maximumLength", "at least segmentLength");
+  expectMessage([](Filter2F * f) { f->SetLengtheningThreshold(0.0); }, "lengtheningThreshold", "finite and > 0");
+  expectMessage([](Filter2F * f) { f->SetLengtheningThreshold(-1.0); }, "lengtheningThreshold", "finite and > 0");
+  expectMessage([nan](Filter2F * f) { f->SetLengtheningThreshold(nan); }, "lengtheningThreshold", "finite and > 0");
+  expectMessage([](Filter2F * f) { f->SetEdgeThreshold(0.0); }, "edgeThreshold", "finite and > 0");
+  expectMessage([](Filter2F * f) { f->SetVarianceFloor(0.0); }, "varianceFloor", "in (0, 4]");
+  expectMessage([](Filter2F * f) { f->SetVarianceFloor(-2.0); }, "varianceFloor", "in (0, 4]");
+  expectMessage([](Filter2F * f) { f->SetNoiseSigma(-1.0); }, "noiseSigma", "finite and >= 0");
+  expectMessage([nan](Filter2F * f) { f->SetNoiseSigma(nan); }, "noiseSigma", "finite and >= 0");
 
   auto withNaN = MakeImage<Image2F>(NoisyPicture(nx, ny), nx, ny);
   withNaN->GetBufferPointer()[77] = std::numeric_limits<float>::quiet_NaN();
@@ -446,7 +457,10 @@ TEST(LevelLinesFilter, KeepsEdgesBetterThanAGaussianOfTheSamePSNR)
   // [Perrot2013, §VI]: averaging along level lines keeps edges. On a piecewise-constant picture with noise
   // sigma 20, the gradient-magnitude error at the true edge pixels is compared with that of
   // itk::DiscreteGaussianImageFilter whose variance is bisected (on the side of less smoothing, the sharper one)
-  // to the level-line result's PSNR.
+  // to the level-line result's PSNR, or, when no Gaussian reaches that PSNR, the Gaussian of best PSNR (a
+  // comparison in the Gaussian's favour: it is then both blurrier-edged and noisier).
+  // Measured: noisy 22.05 dB, level lines 31.04 dB, best Gaussian 27.71 dB (variance 0.76, so no bisection);
+  // edge error 5.88 vs 21.37, ratio 0.275.
   const unsigned nx = 96, ny = 96;
   const auto truth = PiecewiseConstant(nx, ny);
   auto input = MakeImage<Image2F>(NoisyPicture(nx, ny, 9), nx, ny);
@@ -457,7 +471,7 @@ TEST(LevelLinesFilter, KeepsEdgesBetterThanAGaussianOfTheSamePSNR)
   const std::size_t n = u.size();
   const double noisyPSNR = gpur::PeakSignalToNoiseRatio(input->GetBufferPointer(), truth.data(), n, 255.0);
   const double psnr = gpur::PeakSignalToNoiseRatio(u.data(), truth.data(), n, 255.0);
-  EXPECT_GT(psnr, noisyPSNR + 5.0) << "noisy " << noisyPSNR << " dB";
+  EXPECT_GT(psnr, noisyPSNR + 7.5) << "noisy " << noisyPSNR << " dB"; // measured +8.99 dB
 
   // The Gaussian's best variance (coarse scan), then bisection on [0, best] for the level-line PSNR.
   double best = 0.25, bestPSNR = 0.0;
@@ -493,7 +507,7 @@ TEST(LevelLinesFilter, KeepsEdgesBetterThanAGaussianOfTheSamePSNR)
             << " dB (variance " << hi << ", best " << bestPSNR << " dB at " << best
             << "); edge gradient error level lines " << levelLinesError << ", Gaussian " << gaussianError << ", ratio "
             << ratio << std::endl;
-  EXPECT_LT(ratio, 0.8);
+  EXPECT_LT(ratio, 0.4); // measured 0.275
 }
 
 TEST(LevelLinesFilter, EnumsAndDefaultsAtTheITKAPI)
