@@ -266,8 +266,8 @@ protected:
   LevelLinesDenoiseImageFilter();
   ~LevelLinesDenoiseImageFilter() override = default;
 
+  using Superclass::MakeOutput; // the overload by name stays visible
   /** Output 1 is the class map (ClassImageType), output 0 the denoised image. */
-  using Superclass::MakeOutput;
   DataObject::Pointer
   MakeOutput(ProcessObject::DataObjectPointerArraySizeType index) override;
   /** The whole input: the noise estimate uses every frame. */
