@@ -228,7 +228,7 @@ def test_dask_refuses_chunks_thinner_than_the_radius():
         (np.zeros((8, 8)), {"segment_length": 1}, r"segment_length must be between 2 and 12, got 1"),
         (np.zeros((8, 8)), {"segment_length": 4.0}, r"segment_length must be an integer"),
         (np.zeros((8, 8)), {"maximum_length": 3}, r"maximum_length must be between segment_length \(5\) and 64"),
-        (np.zeros((8, 8)), {"threshold": 0}, r"threshold must be finite and > 0"),
+        (np.zeros((8, 8)), {"lengthening_threshold": 0}, r"lengthening_threshold must be finite and > 0"),
         (np.zeros((8, 8)), {"edge_threshold": -1}, r"edge_threshold must be finite and > 0"),
         (np.zeros((8, 8)), {"sigma": float("inf")}, r"sigma must be finite and > 0"),
         (np.zeros((8, 8)), {"variance_floor": 5}, r"variance_floor must be > 0 and <= 4"),

@@ -42,7 +42,7 @@ def _parameters(values):
     p.segment_length = _integer_in(v["segment_length"], "segment_length", 2, 12, "between 2 and 12")
     allowed = f"between segment_length ({p.segment_length}) and 64"
     p.maximum_length = _integer_in(v["maximum_length"], "maximum_length", p.segment_length, 64, allowed)
-    p.lengthening_threshold = positive_finite(v["threshold"], "threshold")
+    p.lengthening_threshold = positive_finite(v["lengthening_threshold"], "lengthening_threshold")
     p.edge_threshold = positive_finite(v["edge_threshold"], "edge_threshold")
     p.variance_floor = positive_finite(v["variance_floor"], "variance_floor")
     if p.variance_floor > 4.0:
@@ -97,7 +97,7 @@ def level_lines_radius(segment_length=5, maximum_length=25, *, thick=False, mode
     block padded by it on every side gives the same interior as the whole
     image, which is the overlap ``denoise_level_lines_dask`` uses.
     """
-    values = dict(locals(), sigma=None, threshold=1.0, edge_threshold=2.0, test="pooled", turn_back="flip")
+    values = dict(locals(), sigma=None, lengthening_threshold=1.0, edge_threshold=2.0, test="pooled", turn_back="flip")
     values.update(include_center=True, bidirectional=True, variance_floor=1.0)
     return int(_core.level_lines_radius(_parameters(values)))
 
@@ -108,7 +108,7 @@ def denoise_level_lines(
     *,
     segment_length=5,
     maximum_length=25,
-    threshold=1.0,
+    lengthening_threshold=1.0,
     edge_threshold=2.0,
     mode="pipd",
     test="pooled",
@@ -149,7 +149,7 @@ def denoise_level_lines(
         Segment length l (default 5, the paper's).
     maximum_length : int, segment_length to 64
         Maximum line length n per arm in pixels (default 25).
-    threshold : float > 0
+    lengthening_threshold : float > 0
         T_max of the lengthening test (default 1): larger lengthens more.
     edge_threshold : float > 0
         T2_max of the hybrid mode's edge test (default 2).
@@ -233,7 +233,7 @@ def denoise_level_lines_dask(
     *,
     segment_length=5,
     maximum_length=25,
-    threshold=1.0,
+    lengthening_threshold=1.0,
     edge_threshold=2.0,
     mode="pipd",
     test="pooled",
