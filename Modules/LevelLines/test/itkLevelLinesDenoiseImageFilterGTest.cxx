@@ -203,8 +203,9 @@ TEST(LevelLinesFilter, KeepsMetadataAndReportsTheRun)
   EXPECT_STREQ(filter->GetBackendUsed(), "CPU");
   EXPECT_EQ(filter->GetNumberOfFrames(), 1u);
   EXPECT_TRUE(filter->GetNoiseSigmaEstimated());
-  EXPECT_GT(filter->GetNoiseSigmaUsed(), 12.0) << "sigma 20 was added";
-  EXPECT_LT(filter->GetNoiseSigmaUsed(), 28.0);
+  // Measured: 19.77 (sigma 20 added, rounded to integers).
+  EXPECT_GT(filter->GetNoiseSigmaUsed(), 17.0) << "sigma 20 was added";
+  EXPECT_LT(filter->GetNoiseSigmaUsed(), 23.0);
   EXPECT_EQ(filter->GetNoiseSigmaUsed(), filter->GetReport().noiseSigma);
   EXPECT_GT(filter->GetMeanLength(), 2.0);
   EXPECT_LE(filter->GetMeanLength(), 2.0 * filter->GetMaximumLength() + 1.0);
@@ -446,8 +447,9 @@ TEST(LevelLinesFilter, HybridClassMapMatchesTheShares)
   EXPECT_NEAR(counted[0], filter->GetLowSlopeShare(), 1e-9);
   EXPECT_NEAR(counted[1], filter->GetSingleEdgeShare(), 1e-9);
   EXPECT_NEAR(counted[2], filter->GetComplexShare(), 1e-9);
-  EXPECT_GT(filter->GetLowSlopeShare(), 0.3) << "most of the picture is flat";
-  EXPECT_GT(filter->GetSingleEdgeShare(), 0.02) << "along the straight edges";
+  // Measured: low slope 0.565, single edge 0.077, complex 0.358.
+  EXPECT_GT(filter->GetLowSlopeShare(), 0.45) << "most of the picture is flat";
+  EXPECT_GT(filter->GetSingleEdgeShare(), 0.05) << "along the straight edges";
   // Far from every edge (x < nx/4 - l, y < ny/2 - l): low slope.
   EXPECT_EQ(c[5 * nx + 3], 0);
 }
