@@ -21,7 +21,7 @@ ll_hybrid(__global const float * z,
                  ulong frame,
                  uint slot,
                  float fl,
-                 float t2)
+                 float t2bound)
 {
   __local float tile[LL_HSIDE * LL_HSIDE];
   __local uint group[4];
@@ -51,7 +51,7 @@ ll_hybrid(__global const float * z,
     const ulong p = frame + (ulong)(i * nx + j);
     int cls = 0;
     int count = 0;
-    u[p] = ll_hybrid_value(rs, rq, zc, LL_L, fl, t2, u[p], length[p], &cls, &count);
+    u[p] = ll_hybrid_value(rs, rq, zc, LL_L, fl, t2bound, u[p], length[p], &cls, &count);
     length[p] = (ushort)count;
     pixelClass[p] = (uchar)cls;
     atomic_add(&group[0], (uint)count);
