@@ -102,6 +102,13 @@ if(TARGET itkgpurestoration-l1mc)
   cli_bad_input(l1mc rgb "${q}rgb.png' has RGB pixels \\(3 components per pixel\\); only scalar \\(grayscale\\) images are supported"
     --backend cpu --r0 0.005 --iterations 2 IN/rgb.png)
 endif()
+# The level-line tool (2D and 3D) reads through the same reader: a truncated volume and a 2D RGB picture.
+if(TARGET itkgpurestoration-levellines)
+  cli_bad_input(levellines truncated-mha "${q}truncated.mha' is truncated or its header is wrong: the header describes 64 x 64 x 64 float pixels \\(1048576 bytes\\) but the file holds 1043576 bytes of pixel data$"
+    --backend cpu IN/truncated.mha)
+  cli_bad_input(levellines rgb "${q}rgb.png' has RGB pixels \\(3 components per pixel\\); only scalar \\(grayscale\\) images are supported"
+    --backend cpu IN/rgb.png)
+endif()
 # A damaged --variance goes through the same reader.
 cli_bad_input(stv truncated-variance "${q}truncated.mha' is truncated or its header is wrong"
   --variance IN/truncated.mha ${cli_bad_options_stv} IN/good.mha)

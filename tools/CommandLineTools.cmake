@@ -495,3 +495,92 @@ if(TARGET itkgpurestoration-l1mc)
       LABELS "cli;slicer;l1mc")
   endif()
 endif()
+
+# (13) itkgpurestoration-levellines (level-line denoising [Perrot2013], 2D images and stacks of 2D slices) on
+# the TV regression input (64 x 64, [0, 1]): a run on each backend whose summary states the estimated sigma
+# and the mean line length, outputs that agree (CPU vs OpenCL within 1e-5 of the range), the PSNR gain of the
+# defaults on a noisy Shepp-Logan slice, a 3D volume filtered as its 6 slices, the Slicer description and
+# progress, failures with exit 1, one line, no output.
+if(TARGET itkgpurestoration-levellines)
+  set(cli_ll_dir "${cli_tv_dir}/levellines")
+  file(MAKE_DIRECTORY "${cli_ll_dir}")
+  foreach(backend cpu opencl)
+    add_test(NAME itkgpurestoration-levellines-run-${backend}
+      COMMAND $<TARGET_FILE:itkgpurestoration-levellines> --backend ${backend} "${cli_tv_input}"
+        "${cli_ll_dir}/denoised-${backend}.nrrd")
+    set_tests_properties(itkgpurestoration-levellines-run-${backend} PROPERTIES
+      FIXTURES_SETUP CliLevelLinesRun-${backend}
+      PASS_REGULAR_EXPRESSION "1 frame, PIPD, noise sigma [0-9.e-]+ estimated, mean line [0-9.]+ pixels \\(stopped by the test")
+  endforeach()
+  add_test(NAME itkgpurestoration-levellines-backends-agree
+    COMMAND $<TARGET_FILE:gpurTestData> compare "${cli_ll_dir}/denoised-opencl.nrrd"
+      "${cli_ll_dir}/denoised-cpu.nrrd" "${cli_tv_input}" 1e-6 1e-5)
+  set_tests_properties(itkgpurestoration-levellines-backends-agree PROPERTIES
+    FIXTURES_REQUIRED "CliLevelLinesRun-cpu;CliLevelLinesRun-opencl")
+  # The defaults on a 64^2 Shepp-Logan slice with noise 0.1 (gpurTestData psnr-gain requires +4 dB).
+  add_test(NAME itkgpurestoration-levellines-gain-data
+    COMMAND $<TARGET_FILE:gpurTestData> phantom2d 64 0.1 3 "${cli_ll_dir}/truth.mha" "${cli_ll_dir}/noisy.mha")
+  add_test(NAME itkgpurestoration-levellines-gain-run
+    COMMAND $<TARGET_FILE:itkgpurestoration-levellines> --quiet "${cli_ll_dir}/noisy.mha" "${cli_ll_dir}/defaults.mha")
+  add_test(NAME itkgpurestoration-levellines-gain
+    COMMAND $<TARGET_FILE:gpurTestData> psnr-gain "${cli_ll_dir}/noisy.mha" "${cli_ll_dir}/defaults.mha"
+      "${cli_ll_dir}/truth.mha" 4)
+  set_tests_properties(itkgpurestoration-levellines-gain-data PROPERTIES FIXTURES_SETUP CliLevelLinesData)
+  set_tests_properties(itkgpurestoration-levellines-gain-run PROPERTIES FIXTURES_REQUIRED CliLevelLinesData
+    FIXTURES_SETUP CliLevelLinesDefaults)
+  set_tests_properties(itkgpurestoration-levellines-gain PROPERTIES
+    FIXTURES_REQUIRED "CliLevelLinesData;CliLevelLinesDefaults")
+  # A volume (the DICOM fixture's 24 x 20 x 6 int16 CT) is a stack of its 6 slices, in hybrid mode.
+  add_test(NAME itkgpurestoration-levellines-stack
+    COMMAND $<TARGET_FILE:itkgpurestoration-levellines> --backend cpu --mode hybrid "${cli_dicom_dir}/volume.mha"
+      "${cli_ll_dir}/stack.mha")
+  set_tests_properties(itkgpurestoration-levellines-stack PROPERTIES FIXTURES_REQUIRED CliDicomData
+    PASS_REGULAR_EXPRESSION "6 frames, Hybrid, noise sigma [0-9.e+-]+ estimated, .*, classes low-slope [0-9]+ %")
+
+  function(cli_ll_expect_failure name message)
+    set(output "${cli_ll_dir}/failure-${name}/out.nrrd")
+    set(args ${ARGN} "${output}")
+    string(REPLACE ";" "|" args "${args}")
+    add_test(NAME itkgpurestoration-levellines-fails-${name}
+      COMMAND ${CMAKE_COMMAND} "-DTOOL=$<TARGET_FILE:itkgpurestoration-levellines>" "-DARGS=${args}"
+        "-DOUTPUT=${output}" "-DMESSAGE=${message}" -DPROGRAM=itkgpurestoration-levellines
+        -P "${CMAKE_CURRENT_SOURCE_DIR}/ExpectFailure.cmake")
+    set_tests_properties(itkgpurestoration-levellines-fails-${name} PROPERTIES LABELS "cli;levellines")
+  endfunction()
+  cli_ll_expect_failure(short-segment "--segment-length needs an integer in \\[2, 12\\]" --segment-length 1
+    "${cli_tv_input}")
+  cli_ll_expect_failure(long-line "--maximum-length needs an integer in \\[2, 64\\]" --maximum-length 65
+    "${cli_tv_input}")
+  # Within the option's range but shorter than the segment: the engine's check names both.
+  cli_ll_expect_failure(line-shorter-than-segment "aximum" --segment-length 8 --maximum-length 4 "${cli_tv_input}")
+  cli_ll_expect_failure(zero-threshold "--lengthening-threshold needs a positive finite number"
+    --lengthening-threshold 0 "${cli_tv_input}")
+  cli_ll_expect_failure(nan-edge-threshold "--edge-threshold needs a positive finite number" --edge-threshold nan
+    "${cli_tv_input}")
+  cli_ll_expect_failure(large-floor "floor" --variance-floor 5 "${cli_tv_input}")
+  cli_ll_expect_failure(negative-sigma "--sigma needs a finite number >= 0" --sigma -1 "${cli_tv_input}")
+  cli_ll_expect_failure(bad-mode "--mode must be one of pipd, hybrid" --mode median "${cli_tv_input}")
+  cli_ll_expect_failure(bad-test "--test must be one of pooled, separate" --test welch "${cli_tv_input}")
+  cli_ll_expect_failure(bad-turn-back "--turn-back must be one of flip, stop" --turn-back ignore "${cli_tv_input}")
+  cli_ll_expect_failure(missing-input "does not exist" "${cli_ll_dir}/no-such-input.mha")
+  set_tests_properties(itkgpurestoration-levellines-run-cpu itkgpurestoration-levellines-run-opencl
+    itkgpurestoration-levellines-backends-agree itkgpurestoration-levellines-gain-data
+    itkgpurestoration-levellines-gain-run itkgpurestoration-levellines-gain itkgpurestoration-levellines-stack
+    PROPERTIES LABELS "cli;levellines")
+
+  cli_expect_help(help itkgpurestoration-levellines "^usage: itkgpurestoration-levellines .*--device-memory-limit MiB" ""
+    --help)
+  if(Python3_Interpreter_FOUND)
+    add_test(NAME itkgpurestoration-levellines-xml
+      COMMAND Python3::Interpreter "${CMAKE_CURRENT_SOURCE_DIR}/CheckSlicerXML.py"
+        $<TARGET_FILE:itkgpurestoration-levellines>)
+    # A progress line per slice of the 6-slice volume (and per stage).
+    add_test(NAME itkgpurestoration-levellines-slicer-progress
+      COMMAND ${cli_progress_check} --program itkgpurestoration-levellines --min-progress 3 --
+        $<TARGET_FILE:itkgpurestoration-levellines> --backend cpu "${cli_dicom_dir}/volume.mha"
+        "${cli_ll_dir}/progress-slicer.mha")
+    set_tests_properties(itkgpurestoration-levellines-slicer-progress PROPERTIES FIXTURES_REQUIRED CliDicomData)
+    set_tests_properties(itkgpurestoration-levellines-xml itkgpurestoration-levellines-slicer-progress PROPERTIES
+      LABELS "cli;slicer;levellines")
+  endif()
+endif()

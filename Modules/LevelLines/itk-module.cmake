@@ -5,6 +5,7 @@ itk_module(ITKGPURestorationLevelLines
   DEPENDS
     ITKGPURestoration
     ITKGPURestorationTotalVariation
+    ITKCommon
   TEST_DEPENDS
     ITKGPURestorationEvaluation
     ITKGoogleTest

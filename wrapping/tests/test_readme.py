@@ -14,7 +14,8 @@ data names the noise-free image ``clean`` and the noisy one ``noisy``. The
 ``poisson`` and ``separable`` blocks solve rather than denoise, and the ``tv_hu`` block
 denoises CT in HU, whose FBP error bounds the PSNR gain, and the 2D ``l1mc`` block reports no
 gap: the ``check_readme_snippet`` of test_poisson.py, test_separable.py, test_noise_level.py and
-test_l1_mean_curvature.py check what they assign.
+test_l1_mean_curvature.py check what they assign; the ``levellines`` block (a photograph on the 0-255
+scale) is checked by test_level_lines.py.
 """
 
 import re
@@ -27,6 +28,7 @@ import itkgpurestoration as igr
 from conftest import phantom, psnr
 from test_poisson import check_readme_snippet as check_poisson_snippet
 from test_l1_mean_curvature import check_readme_snippet as check_l1mc_snippet
+from test_level_lines import check_readme_snippet as check_level_lines_snippet
 from test_noise_level import check_readme_snippet as check_hounsfield_snippet
 from test_separable import check_readme_snippet as check_separable_snippet
 
@@ -89,6 +91,9 @@ def test_readme_python_block(readme, name, code, inputs):
         return
     if name == "l1mc":
         check_l1mc_snippet(namespace)
+        return
+    if name == "levellines":
+        check_level_lines_snippet(namespace)
         return
     if "clean" in namespace:  # the block made its own data
         truth, noisy = namespace["clean"], namespace["noisy"]

@@ -5,7 +5,10 @@ The package wraps the ITK-free C++ engine of ITKGPURestoration. It accepts
 NumPy arrays, ``SimpleITK.Image`` and ``itk.Image`` objects and returns the
 same kind. See ``denoise_tv``, ``denoise_tv_dask`` (chunked volumes, exact by
 rounds), ``denoise_l1_mean_curvature`` (2D, curvature-based: no
-staircasing, contrast kept), ``denoise_statistical_tv`` (noise-weighted TV for CT, TV gradient
+staircasing, contrast kept), ``denoise_level_lines`` and
+``denoise_level_lines_dask`` (PI-PD level-line denoising of 2D images and
+stacks of frames, milliseconds per image; ``level_lines_radius`` its
+footprint), ``denoise_statistical_tv`` (noise-weighted TV for CT, TV gradient
 descent), ``solve_poisson`` and ``PoissonSolver`` (PSCR direct solver of
 -Lap u + c u = f), ``solve_separable`` and ``SeparableSolver`` (the same solver
 for general separable factors, ``AxisFactors``, e.g. ``p1_axis`` on
@@ -24,6 +27,7 @@ from ._core import Aborted, NumericalError, __version__  # version: one source, 
 from ._denoise import ConvergenceWarning, denoise_tv, lam_from_skimage_weight
 from ._devices import list_devices
 from ._l1_mean_curvature import denoise_l1_mean_curvature, l1mc_r0_for_noise
+from ._level_lines import denoise_level_lines, denoise_level_lines_dask, level_lines_radius
 from ._noise import estimate_noise_variance
 from ._phantom import CTPhantom, CTScan, make_ct_phantom, simulate_ct
 from ._poisson import PoissonSolver, solve_poisson
@@ -41,12 +45,15 @@ __all__ = [
     "PoissonSolver",
     "SeparableSolver",
     "denoise_l1_mean_curvature",
+    "denoise_level_lines",
+    "denoise_level_lines_dask",
     "denoise_statistical_tv",
     "denoise_tv",
     "denoise_tv_dask",
     "estimate_noise_variance",
     "l1mc_r0_for_noise",
     "lam_from_skimage_weight",
+    "level_lines_radius",
     "list_devices",
     "make_ct_phantom",
     "p1_axis",

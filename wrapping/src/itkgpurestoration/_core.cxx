@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // pybind11 module itkgpurestoration._core: the thin layer between NumPy arrays
 // and the ITK-free engines (gpur::DenoiseTVAtNoiseLevel, gpur::DenoiseStatisticalTV,
-// gpur::DenoiseStatisticalTVGD, gpur::DenoiseL1MeanCurvature, gpur::PSCRSolver with the factor builders of
+// gpur::DenoiseStatisticalTVGD, gpur::DenoiseL1MeanCurvature, gpur::DenoiseLevelLines, gpur::PSCRSolver with the
+// factor builders of
 // gpurSeparableProblems.h) and the CT phantom generator. Argument checking
 // that needs Python types (SimpleITK/itk images, dtype policy) lives in the
 // Python package.
@@ -11,6 +12,7 @@
 #include "gpurExecution.h"
 #include "gpurGrid.h"
 #include "gpurL1MeanCurvature.h"
+#include "gpurLevelLines.h"
 #include "gpurNoiseEstimation.h"
 #include "gpurPSCRSolver.h"
 #include "gpurParallel.h"
@@ -451,6 +453,150 @@ DenoiseL1MeanCurvature(py::array_t<Real, py::array::c_style> f,
     throw;
   }
   return py::make_tuple(u, ReportToDict(report));
+}
+
+py::dict
+ReportToDict(const gpur::LevelLinesReport & report)
+{
+  py::dict d = BackendFields(report.backend);
+  d["frames"] = report.frames;
+  d["sigma"] = report.noiseSigma;
+  d["sigma_estimated"] = report.sigmaEstimated;
+  d["mean_length"] = report.meanLength;
+  d["stopped_by_test"] = report.stoppedByTest;
+  d["stopped_by_turn_back"] = report.stoppedByTurnBack;
+  d["stopped_by_border"] = report.stoppedByBorder;
+  d["stopped_by_length"] = report.stoppedByLength;
+  py::dict shares;
+  shares["low_slope"] = report.classShares[0];
+  shares["single_edge"] = report.classShares[1];
+  shares["complex"] = report.classShares[2];
+  d["class_shares"] = shares;
+  d["seconds"] = report.seconds;
+  d["kernel_seconds"] = report.kernelSeconds;
+  d["warnings"] = report.warnings;
+  return d;
+}
+
+/**
+ * gpur::DenoiseLevelLines of a 2D image or a stack of 2D frames (3D, frames
+ * along the first axis): (u, report dict, maps dict or None). With maps, the
+ * dict holds "direction" (uint8), "length" (uint16) and, in Hybrid mode,
+ * "class" (uint8), each of f's shape. Ctrl-C works as in SolveWithProgress.
+ */
+py::tuple
+DenoiseLevelLines(py::array_t<float, py::array::c_style> f,
+                  const gpur::LevelLinesParameters & parameters,
+                  const std::string & backend,
+                  const std::string & device,
+                  std::uint64_t deviceMemoryLimit,
+                  unsigned threads,
+                  bool returnMaps)
+{
+  // The method works on the pixel lattice: the spacing does not enter.
+  const auto ndim = static_cast<std::size_t>(f.ndim());
+  const gpur::Grid grid = GridOf(f.shape(), ndim, std::vector<double>(ndim, 1.0));
+  const gpur::ExecutionOptions execution = Execution(backend, device, threads, deviceMemoryLimit);
+  const std::vector<py::ssize_t> shape(f.shape(), f.shape() + f.ndim());
+  py::array_t<float> u(shape);
+  std::optional<py::array_t<std::uint8_t>> direction, pixelClass;
+  std::optional<py::array_t<std::uint16_t>> length;
+  gpur::LevelLinesMaps maps;
+  if (returnMaps)
+  {
+    direction.emplace(shape);
+    length.emplace(shape);
+    maps.direction = direction->mutable_data();
+    maps.length = length->mutable_data();
+    if (parameters.mode == gpur::LevelLinesMode::Hybrid)
+    {
+      pixelClass.emplace(shape);
+      maps.pixelClass = pixelClass->mutable_data();
+    }
+  }
+  const float * in = f.data();
+  float * out = u.mutable_data();
+  gpur::LevelLinesReport report;
+  SolveWithProgress(py::none(),
+                    [&](const gpur::ProgressCallback & progress)
+                    { report = gpur::DenoiseLevelLines(in, out, grid, parameters, execution, progress, maps); });
+  py::object mapsDict = py::none();
+  if (returnMaps)
+  {
+    py::dict m;
+    m["direction"] = *direction;
+    m["length"] = *length;
+    if (pixelClass)
+      m["class"] = *pixelClass;
+    mapsDict = m;
+  }
+  return py::make_tuple(u, ReportToDict(report), mapsDict);
+}
+
+/**
+ * gpur::LevelLinesParameters as a Python class whose fields are the engine's
+ * (snake_case); the enumerations read and write as the engine's parse/print
+ * strings ("pipd"/"hybrid", "pooled"/"separate", "flip"/"stop").
+ */
+void
+DefineLevelLines(py::module_ & m)
+{
+  using P = gpur::LevelLinesParameters;
+  py::class_<P>(m, "LevelLinesParameters")
+    .def(py::init<>())
+    .def_readwrite("segment_length", &P::segmentLength)
+    .def_readwrite("maximum_length", &P::maximumLength)
+    .def_readwrite("lengthening_threshold", &P::lengtheningThreshold)
+    .def_readwrite("edge_threshold", &P::edgeThreshold)
+    .def_property(
+      "mode",
+      [](const P & p) { return std::string(gpur::ToString(p.mode)); },
+      [](P & p, const std::string & text) { p.mode = gpur::ParseLevelLinesMode(text); })
+    .def_property(
+      "test",
+      [](const P & p) { return std::string(gpur::ToString(p.test)); },
+      [](P & p, const std::string & text) { p.test = gpur::ParseLevelLinesTest(text); })
+    .def_property(
+      "turn_back",
+      [](const P & p) { return std::string(gpur::ToString(p.turnBack)); },
+      [](P & p, const std::string & text) { p.turnBack = gpur::ParseLevelLinesTurnBack(text); })
+    .def_readwrite("thick", &P::thick)
+    .def_readwrite("include_center", &P::includeCenter)
+    .def_readwrite("bidirectional", &P::bidirectional)
+    .def_readwrite("variance_floor", &P::varianceFloor)
+    .def_readwrite("noise_sigma", &P::noiseSigma)
+    .def("validate", &P::Validate, "throws ValueError naming the bad parameter (gpur::LevelLinesParameters::Validate)");
+  m.def("denoise_level_lines",
+        &DenoiseLevelLines,
+        py::arg("f").noconvert(),
+        py::arg("parameters"),
+        py::arg("backend"),
+        py::arg("device"),
+        py::arg("device_memory_limit"),
+        py::arg("threads"),
+        py::arg("return_maps"),
+        "gpur::DenoiseLevelLines of a float32 2D image or stack of 2D frames: (u, report, maps or None)");
+  m.def("level_lines_radius",
+        &gpur::LevelLinesRadius,
+        py::arg("parameters"),
+        "the radius in pixels an output pixel depends on (gpur::LevelLinesRadius)");
+  m.def("level_lines_pattern",
+        &gpur::LevelLinesPattern,
+        py::arg("direction"),
+        py::arg("segment_length"),
+        "the segment pattern p_{l,d} as [(di, dj)] (gpur::LevelLinesPattern)");
+  m.def(
+    "estimate_noise_sigma_float32",
+    [](py::array_t<float, py::array::c_style> f, unsigned threads)
+    {
+      const auto ndim = static_cast<std::size_t>(f.ndim());
+      const gpur::Grid grid = GridOf(f.shape(), ndim, std::vector<double>(ndim, 1.0));
+      py::gil_scoped_release release;
+      return gpur::EstimateNoiseSigma(f.data(), grid, gpur::NoiseEstimationOptions(), ThreadLoop(threads));
+    },
+    py::arg("f").noconvert(),
+    py::arg("threads"),
+    "gpur::EstimateNoiseSigma of a float32 image (0 for an image without measurable noise)");
 }
 
 /** The variance's data (null for None); it must have f's shape (dtype and layout: noconvert at the binding). */
@@ -1117,6 +1263,7 @@ PYBIND11_MODULE(_core, m)
 
   DefineEngine<float>(m, "float32");
   DefineEngine<double>(m, "float64");
+  DefineLevelLines(m);
   m.attr("TV_DEFAULT_MAX_ITERATIONS") = gpur::TVParameters().maxIterations;
   m.attr("TV_DEFAULT_TOLERANCE") = gpur::TVParameters().gapTolerance;
   m.attr("L1MC_DEFAULT_MAX_ITERATIONS") = gpur::L1MCParameters().maxIterations;
