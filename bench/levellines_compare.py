@@ -81,7 +81,7 @@ def ours(sigma, devices):
     import itkgpurestoration as igr
 
     methods = []
-    targets = [("cpu", "CPU reference", "")] + [("opencl", f"OpenCL {d['name']}", d["selection"]) for d in devices]
+    targets = [("cpu", "CPU reference", "")] + [("opencl", f"OpenCL {d['name']}", str(d["index"])) for d in devices]
     for mode in ("pipd", "hybrid"):
         for backend, label, selection in targets:
             options = dict(sigma=sigma, mode=mode, backend=backend, device=selection)
@@ -154,7 +154,7 @@ def main(argv=None):
     frame_shape = (270, 480) if args.quick else (1080, 1920)
     frames = min(args.frames, 2) if args.quick else args.frames
     devices = [] if args.devices == "none" else [
-        d for d in igr.list_devices() if not args.devices or args.devices in (d["selection"], d["name"])
+        d for d in igr.list_devices() if not args.devices or args.devices in (str(d["index"]), d["name"])
     ]
     images = test_images()
     if args.quick:
