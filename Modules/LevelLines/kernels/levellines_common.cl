@@ -40,19 +40,39 @@ ll_variance(float s, float q, float n)
   return q / n - a * a;
 }
 
-// The generalised likelihood-ratio statistic of merging part 2 (n2 values,
-// sums s2, q2) into part 1 [Perrot2013, eq. (8)]: N log(s1^2 / s2^2) with s1^2
-// the variance of the union around one mean and s2^2 the pooled variance
-// around the two parts' means, both floored at fl (our addition: the variance
-// along a level line is at least the noise's). >= 0 up to rounding; 0 for
-// equal means.
+// The two variances of the generalised likelihood-ratio test of merging part 2
+// (n2 values, sums s2, q2) into part 1 [Perrot2013, eq. (8)]: *v1 the variance
+// of the union around one mean, *v2 the pooled variance around the two parts'
+// means, both floored at fl (our addition: the variance along a level line is
+// at least the noise's).
+inline void
+ll_pooled_variances(float s1, float q1, float n1, float s2, float q2, float n2, float fl, float * v1, float * v2)
+{
+  const float n = n1 + n2;
+  *v1 = ll_max(ll_variance(s1 + s2, q1 + q2, n), fl);
+  *v2 = ll_max(((q1 - s1 * s1 / n1) + (q2 - s2 * s2 / n2)) / n, fl);
+}
+
+// The statistic of that test, N log(v1 / v2) with N = n1 + n2: >= 0 up to
+// rounding, 0 for equal means.
 inline float
 ll_test_pooled(float s1, float q1, float n1, float s2, float q2, float n2, float fl)
 {
-  const float n = n1 + n2;
-  const float v1 = ll_max(ll_variance(s1 + s2, q1 + q2, n), fl);
-  const float v2 = ll_max(((q1 - s1 * s1 / n1) + (q2 - s2 * s2 / n2)) / n, fl);
-  return n * (log(v1) - log(v2));
+  float v1, v2;
+  ll_pooled_variances(s1, q1, n1, s2, q2, n2, fl, &v1, &v2);
+  return (n1 + n2) * (log(v1) - log(v2));
+}
+
+// The same decision without logarithms: N log(v1 / v2) < t exactly when
+// v1 < v2 exp(t / N), and the host tabulates bound = exp(t / N) for every N
+// a run meets (ll_test_pooled below t, to rounding; the logarithm was half of
+// the CPU reference's lengthening time).
+inline int
+ll_pooled_below(float s1, float q1, float n1, float s2, float q2, float n2, float fl, float bound)
+{
+  float v1, v2;
+  ll_pooled_variances(s1, q1, n1, s2, q2, n2, fl, &v1, &v2);
+  return v1 < v2 * bound;
 }
 
 // The same test with separate variances for the two parts (the reading of
@@ -67,10 +87,13 @@ ll_test_separate(float s1, float q1, float n1, float s2, float q2, float n2, flo
   return n * log(v1) - n1 * log(vn) - n2 * log(vp);
 }
 
-inline float
-ll_test(int separate, float s1, float q1, float n1, float s2, float q2, float n2, float fl)
+// Whether the lengthening test accepts the merge: the statistic below tmax,
+// with bound = exp(tmax / N) for the pooled form (ll_pooled_below).
+inline int
+ll_accepts(int separate, float s1, float q1, float n1, float s2, float q2, float n2, float fl, float tmax, float bound)
 {
-  return separate ? ll_test_separate(s1, q1, n1, s2, q2, n2, fl) : ll_test_pooled(s1, q1, n1, s2, q2, n2, fl);
+  return separate ? ll_test_separate(s1, q1, n1, s2, q2, n2, fl) < tmax
+                  : ll_pooled_below(s1, q1, n1, s2, q2, n2, fl, bound);
 }
 
 // Sums of m values relative to z(e) made relative to zc: delta = z(e) - zc,
@@ -107,7 +130,8 @@ ll_turns_back(int d2, int d1)
 // center counts the pixel itself; bidir grows a second arm from the opposite
 // direction, tested like a lengthening; flip continues a turning-back
 // segment along its opposite direction (else the arm stops). Arms alternate,
-// the first one first. Returns the mean along the line; *length its pixel
+// the first one first. bounds[k] = exp(tmax / N) for the test of a line of k
+// segments, N = its pixels + m (ll_pooled_below). Returns the mean along the line; *length its pixel
 // count; stops[LL_STOP_*] counts why each arm ended.
 inline float
 ll_poly_isoline(LL_GLOBAL const float * z,
@@ -126,6 +150,7 @@ ll_poly_isoline(LL_GLOBAL const float * z,
             int bidir,
             float fl,
             float tmax,
+            LL_CONSTANT const float * bounds,
             int * length,
             int * stops)
 {
@@ -137,6 +162,7 @@ ll_poly_isoline(LL_GLOBAL const float * z,
   float cs = sums[4 * p];
   float cq = sums[4 * p + 1];
   int count = m + (center ? 1 : 0);
+  int segs = 1;
   int ai[2];
   int aj[2];
   int ad[2];
@@ -156,11 +182,12 @@ ll_poly_isoline(LL_GLOBAL const float * z,
   {
     const float s = sums[4 * p + 2];
     const float q = sums[4 * p + 3];
-    if (ll_test(separate, cs, cq, (float)count, s, q, mf, fl) < tmax)
+    if (ll_accepts(separate, cs, cq, (float)count, s, q, mf, fl, tmax, bounds[segs]))
     {
       cs += s;
       cq += q;
       count += m;
+      segs += 1;
       alive[1] = 1;
     }
     else
@@ -204,11 +231,12 @@ ll_poly_isoline(LL_GLOBAL const float * z,
       const float se = sums[4 * e + slot];
       const float s = ll_shift_sum(se, mf, delta);
       const float q = ll_shift_square(sums[4 * e + slot + 1], se, mf, delta);
-      if (ll_test(separate, cs, cq, (float)count, s, q, mf, fl) < tmax)
+      if (ll_accepts(separate, cs, cq, (float)count, s, q, mf, fl, tmax, bounds[segs]))
       {
         cs += s;
         cq += q;
         count += m;
+        segs += 1;
         used[a] += 1;
         ad[a] = d2;
         ai[a] += ends[2 * d2];
@@ -230,7 +258,8 @@ ll_poly_isoline(LL_GLOBAL const float * z,
 // (directions 0, 4, ..., 28), relative to zc. For each base ray k, the
 // half-plane H (the centre and rays k..k+4, 5l + 1 pixels) against the rest
 // (rays k+5..k+7, 3l pixels) by the pooled test [Perrot2013, eq. (11)]; an
-// edge along k when the statistic exceeds t2. No edge: the mean of the star
+// edge along k when the statistic exceeds t2, i.e. when v1 > v2 t2bound with
+// t2bound = exp(t2 / (8l + 1)) (as ll_pooled_below). No edge: the mean of the star
 // (8l + 1 pixels), class 0; one: the mean of that H, class 1; more: the PI-PD
 // value pipd (pipdLength pixels), class 2.
 inline float
@@ -239,7 +268,7 @@ ll_hybrid_value(const float * rs,
           float zc,
           int l,
           float fl,
-          float t2,
+          float t2bound,
           float pipd,
           int pipdLength,
           int * pixelClass,
@@ -265,7 +294,9 @@ ll_hybrid_value(const float * rs,
       ls += rs[(k + r) % 8];
       lq += rq[(k + r) % 8];
     }
-    if (ll_test_pooled(hs, hq, nh, ls, lq, nl, fl) > t2)
+    float v1, v2;
+    ll_pooled_variances(hs, hq, nh, ls, lq, nl, fl, &v1, &v2);
+    if (v1 > v2 * t2bound)
     {
       edges += 1;
       edge = hs;
@@ -294,3 +325,26 @@ ll_hybrid_value(const float * rs,
 // The unit steps (di, dj) of the 8 thin rays of directions 0, 4, ..., 28 (row i down): ray r's pixel k is k times it.
 LL_TABLE int ll_ray_di[8] = { 0, -1, -1, -1, 0, 1, 1, 1 };
 LL_TABLE int ll_ray_dj[8] = { 1, 1, 0, -1, -1, -1, 0, 1 };
+
+#ifdef __OPENCL_VERSION__
+// Loads the work-group's tile of get_local_size(0) x get_local_size(1)
+// pixels with a halo of `halo` on every side from an nx x ny frame into
+// local memory, reads outside the frame clamped to its border
+// (clamp-to-edge); every work-item takes its share. Returns the index of the
+// work-item's own pixel in the tile. The caller puts the barrier after it.
+inline int
+ll_load_tile(__local float * tile, __global const float * frame, int halo, int nx, int ny)
+{
+  const int width = (int)get_local_size(0) + 2 * halo, height = (int)get_local_size(1) + 2 * halo;
+  const int i0 = (int)(get_group_id(1) * get_local_size(1)) - halo;
+  const int j0 = (int)(get_group_id(0) * get_local_size(0)) - halo;
+  const int items = (int)(get_local_size(0) * get_local_size(1));
+  for (int t = (int)(get_local_id(1) * get_local_size(0) + get_local_id(0)); t < width * height; t += items)
+  {
+    const int gi = clamp(i0 + t / width, 0, ny - 1);
+    const int gj = clamp(j0 + t % width, 0, nx - 1);
+    tile[t] = frame[gi * nx + gj];
+  }
+  return ((int)get_local_id(1) + halo) * width + (int)get_local_id(0) + halo;
+}
+#endif

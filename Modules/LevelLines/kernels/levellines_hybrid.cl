@@ -21,27 +21,18 @@ ll_hybrid(__global const float * z,
                  ulong frame,
                  uint slot,
                  float fl,
-                 float t2)
+                 float t2bound)
 {
   __local float tile[LL_HSIDE * LL_HSIDE];
   __local uint group[4];
-  const int li = get_local_id(1), lj = get_local_id(0);
-  const int l = li * LL_TILE + lj;
+  const int l = get_local_id(1) * LL_TILE + get_local_id(0);
   if (l < 4)
     group[l] = 0;
-  const int i0 = get_group_id(1) * LL_TILE - LL_L, j0 = get_group_id(0) * LL_TILE - LL_L;
-  __global const float * zf = z + frame;
-  for (int t = l; t < LL_HSIDE * LL_HSIDE; t += LL_TILE * LL_TILE)
-  {
-    const int gi = clamp(i0 + t / LL_HSIDE, 0, ny - 1);
-    const int gj = clamp(j0 + t % LL_HSIDE, 0, nx - 1);
-    tile[t] = zf[gi * nx + gj];
-  }
+  const int c = ll_load_tile(tile, z + frame, LL_L, nx, ny);
   barrier(CLK_LOCAL_MEM_FENCE);
   const int i = get_global_id(1), j = get_global_id(0);
   if (i < ny && j < nx)
   {
-    const int c = (li + LL_L) * LL_HSIDE + lj + LL_L;
     const float zc = tile[c];
     float rs[8];
     float rq[8];
@@ -60,7 +51,7 @@ ll_hybrid(__global const float * z,
     const ulong p = frame + (ulong)(i * nx + j);
     int cls = 0;
     int count = 0;
-    u[p] = ll_hybrid_value(rs, rq, zc, LL_L, fl, t2, u[p], length[p], &cls, &count);
+    u[p] = ll_hybrid_value(rs, rq, zc, LL_L, fl, t2bound, u[p], length[p], &cls, &count);
     length[p] = (ushort)count;
     pixelClass[p] = (uchar)cls;
     atomic_add(&group[0], (uint)count);

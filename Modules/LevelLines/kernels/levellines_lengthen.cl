@@ -44,7 +44,8 @@ ll_lengthen(__global const float * z,
             ulong frame,
             uint slot,
             float fl,
-            float tmax)
+            float tmax,
+            __constant float * bounds)
 {
   __local uint group[5];
   const int l = get_local_id(1) * LL_TILE + get_local_id(0);
@@ -72,6 +73,7 @@ ll_lengthen(__global const float * z,
                                     LL_BIDIR_ON,
                                     fl,
                                     tmax,
+                                    bounds,
                                     &count,
                                     stops);
     const ulong p = frame + (ulong)(i * nx + j);

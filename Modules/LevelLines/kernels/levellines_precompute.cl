@@ -11,6 +11,21 @@
 
 #define LL_SIDE (LL_TILE + 2 * LL_HALO)
 
+// (S, Q) of one pattern around tile[c], relative to zc, in pattern order.
+inline float2
+ll_pattern_sums(__local const float * tile, int c, __constant const int2 * pattern, float zc)
+{
+  float s = 0.0f, q = 0.0f;
+  for (int k = 0; k < LL_M; ++k)
+  {
+    const int2 o = pattern[k];
+    const float t = tile[c + o.x * LL_SIDE + o.y] - zc;
+    s += t;
+    q += t * t;
+  }
+  return (float2)(s, q);
+}
+
 __kernel void
 ll_precompute(__global const float * z,
               __global uchar * dir,
@@ -21,52 +36,35 @@ ll_precompute(__global const float * z,
               ulong frame)
 {
   __local float tile[LL_SIDE * LL_SIDE];
-  const int li = get_local_id(1), lj = get_local_id(0);
-  const int i0 = get_group_id(1) * LL_TILE - LL_HALO, j0 = get_group_id(0) * LL_TILE - LL_HALO;
-  __global const float * zf = z + frame;
-  for (int t = li * LL_TILE + lj; t < LL_SIDE * LL_SIDE; t += LL_TILE * LL_TILE)
-  {
-    const int gi = clamp(i0 + t / LL_SIDE, 0, ny - 1);
-    const int gj = clamp(j0 + t % LL_SIDE, 0, nx - 1);
-    tile[t] = zf[gi * nx + gj];
-  }
+  const int c = ll_load_tile(tile, z + frame, LL_HALO, nx, ny);
   barrier(CLK_LOCAL_MEM_FENCE);
   const int i = get_global_id(1), j = get_global_id(0);
   if (i < ny && j < nx)
   {
-    const int c = (li + LL_HALO) * LL_SIDE + lj + LL_HALO;
     const float zc = tile[c];
 #ifdef LL_CENTER
     const float n = (float)(LL_M + 1);
 #else
     const float n = (float)LL_M;
 #endif
-    float s[LL_D];
-    float q[LL_D];
     int best = 0;
     float bestVariance = 0.0f;
     for (int d = 0; d < LL_D; ++d)
     {
-      float sd = 0.0f, qd = 0.0f;
-      for (int k = 0; k < LL_M; ++k)
-      {
-        const int2 o = table[d * LL_M + k];
-        const float t = tile[c + o.x * LL_SIDE + o.y] - zc;
-        sd += t;
-        qd += t * t;
-      }
-      s[d] = sd;
-      q[d] = qd;
-      const float v = ll_variance(sd, qd, n);
+      const float2 sq = ll_pattern_sums(tile, c, table + d * LL_M, zc);
+      const float v = ll_variance(sq.x, sq.y, n);
       if (d == 0 || v < bestVariance)
       {
         bestVariance = v;
         best = d;
       }
     }
+    // The two directions' sums again (the same additions in the same order)
+    // rather than 64 values per work-item kept through the loop.
+    const float2 b = ll_pattern_sums(tile, c, table + best * LL_M, zc);
+    const float2 o = ll_pattern_sums(tile, c, table + ((best + LL_D / 2) % LL_D) * LL_M, zc);
     const int p = i * nx + j;
-    const int o = (best + LL_D / 2) % LL_D;
     dir[frame + p] = (uchar)best;
-    vstore4((float4)(s[best], q[best], s[o], q[o]), 0, sums + 4 * (frame + p));
+    vstore4((float4)(b.x, b.y, o.x, o.y), 0, sums + 4 * (frame + p));
   }
 }

@@ -53,6 +53,12 @@ ValidateGrid(const Grid & grid)
 double
 EstimateSigma(const float * f, const Grid & grid, const ParallelForFunction & parallelFor)
 {
+  if (grid.size[0] < 3 || grid.size[1] < 3)
+  {
+    throw InvalidArgument("level lines: the noise level cannot be estimated on frames of fewer than 3 x 3 pixels "
+                          "(the grid is " +
+                          grid.ToString() + "); give noiseSigma");
+  }
   const Grid frame = MakeGrid2D(grid.size[0], grid.size[1]);
   std::vector<double> estimates;
   for (std::size_t z = 0; z < grid.size[2]; ++z)

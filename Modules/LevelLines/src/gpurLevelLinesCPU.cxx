@@ -144,7 +144,7 @@ Lengthen(const Setup & setup,
   const LevelLinesParameters & p = setup.parameters;
   const bool hybrid = p.mode == LevelLinesMode::Hybrid;
   const int * ends = setup.table.data() + 2 * kLevelLinesDirections * setup.m;
-  const float tmax = float(p.lengtheningThreshold), t2 = float(p.edgeThreshold);
+  const float tmax = float(p.lengtheningThreshold);
   for (std::size_t i = begin; i < end; ++i)
   {
     for (std::size_t j = 0; j < nx; ++j)
@@ -168,6 +168,7 @@ Lengthen(const Setup & setup,
                                     p.bidirectional,
                                     setup.floor,
                                     tmax,
+                                    setup.bounds.data(),
                                     &count,
                                     stops);
       for (int r = 0; r < 4; ++r)
@@ -188,7 +189,7 @@ Lengthen(const Setup & setup,
           }
         }
         int cls = 0;
-        value = ll_hybrid_value(rs, rq, zc, setup.l, setup.floor, t2, value, count, &cls, &count);
+        value = ll_hybrid_value(rs, rq, zc, setup.l, setup.floor, setup.edgeBound, value, count, &cls, &count);
         counts.classes[std::size_t(cls)] += 1;
         if (pixelClass)
           pixelClass[index] = std::uint8_t(cls);

@@ -26,6 +26,12 @@ struct Setup
   int segments = 5;   ///< segments per arm K = n / l (>= 1)
   int halo = 5;       ///< the farthest pattern pixel from its start, Chebyshev: l (+1 thick)
   float floor = 0.0f; ///< the variance floor in image units squared
+  /**
+   * bounds[k] = exp(T_max / N), N the pixels of a line of k segments plus m:
+   * the pooled lengthening test without logarithms (ll_pooled_below); 2K + 1 values.
+   */
+  std::vector<float> bounds;
+  float edgeBound = 1.0f; ///< exp(T2_max / (8l + 1)): the hybrid edge test without logarithms
   /** D * m pattern offsets (di, dj), direction after direction, then the D thin end offsets p_{l,d}[l-1]. */
   std::vector<int> table;
 };

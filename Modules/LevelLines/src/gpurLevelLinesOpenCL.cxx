@@ -47,7 +47,6 @@ public:
       .Define("LL_L", std::to_string(setup.l))
       .Define("LL_M", std::to_string(setup.m))
       .Define("LL_K", std::to_string(setup.segments))
-      .Define("LL_THICK", p.thick)
       .Define("LL_CENTER", p.includeCenter)
       .Define("LL_BIDIR", p.bidirectional)
       .Define("LL_FLIP", p.turnBack == LevelLinesTurnBack::Flip)
@@ -61,6 +60,8 @@ public:
     m_Hybrid = program.MakeKernel("ll_hybrid");
     m_Table = DeviceBuffer<cl_int>(*m_Context, setup.table.size(), CL_MEM_READ_ONLY);
     m_Table.Upload(m_Context->Queue(), setup.table);
+    m_Bounds = DeviceBuffer<float>(*m_Context, setup.bounds.size(), CL_MEM_READ_ONLY);
+    m_Bounds.Upload(m_Context->Queue(), setup.bounds);
   }
 
   Counts
@@ -90,8 +91,7 @@ public:
     const bool hybrid = m_Setup.parameters.mode == LevelLinesMode::Hybrid;
     const cl::NDRange global(gx * m_Tile, gy * m_Tile), local(m_Tile, m_Tile);
     const cl_int nx = cl_int(frames.nx), ny = cl_int(frames.ny);
-    const float fl = m_Setup.floor, tmax = float(m_Setup.parameters.lengtheningThreshold),
-                t2 = float(m_Setup.parameters.edgeThreshold);
+    const float fl = m_Setup.floor, tmax = float(m_Setup.parameters.lengtheningThreshold);
     Counts counts;
     for (std::size_t first = 0; first < frames.nz; first += batch)
     {
@@ -118,11 +118,23 @@ public:
                frame,
                slot,
                fl,
-               tmax)
+               tmax,
+               m_Bounds.Get())
           .Enqueue(queue, global, local, &events[1]);
         if (hybrid)
         {
-          m_Hybrid.Set(f.Get(), u.Get(), length.Get(), pixelClass.Get(), counters.Get(), nx, ny, frame, slot, fl, t2)
+          m_Hybrid
+            .Set(f.Get(),
+                 u.Get(),
+                 length.Get(),
+                 pixelClass.Get(),
+                 counters.Get(),
+                 nx,
+                 ny,
+                 frame,
+                 slot,
+                 fl,
+                 m_Setup.edgeBound)
             .Enqueue(queue, global, local, &events[2]);
         }
         cl::Event::waitForEvents(events);
@@ -158,6 +170,7 @@ private:
   std::size_t m_Tile = 16;
   Kernel m_Precompute, m_Lengthen, m_Hybrid;
   DeviceBuffer<cl_int> m_Table;
+  DeviceBuffer<float> m_Bounds;
 };
 
 } // namespace

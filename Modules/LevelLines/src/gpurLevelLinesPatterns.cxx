@@ -97,6 +97,14 @@ MakeSetup(const LevelLinesParameters & parameters, float floor)
     ends.insert(ends.end(), { thin.back()[0], thin.back()[1] });
   }
   setup.table.insert(setup.table.end(), ends.begin(), ends.end());
+  // The tests' thresholds as bounds on a variance ratio (ll_pooled_below): a
+  // line of k segments holds c + k m pixels (c = 1 with the centre), its test
+  // merges m more. Index 0 is unused; k reaches 2K with both arms.
+  const int c = parameters.includeCenter ? 1 : 0;
+  setup.bounds.assign(std::size_t(2 * setup.segments + 1), 1.0f);
+  for (int k = 1; k <= 2 * setup.segments; ++k)
+    setup.bounds[std::size_t(k)] = float(std::exp(parameters.lengtheningThreshold / double(c + (k + 1) * setup.m)));
+  setup.edgeBound = float(std::exp(parameters.edgeThreshold / double(8 * setup.l + 1)));
   return setup;
 }
 

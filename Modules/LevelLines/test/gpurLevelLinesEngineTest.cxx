@@ -3,6 +3,7 @@
 // results where the level lines are known (constants, ramps, a step), the
 // PSNR gain on Gaussian noise, scaling, the hybrid classes, stacks, chunks
 // padded by LevelLinesRadius, bad input and abort.
+#include "gpurDevice.h"
 #include "gpurLevelLinesTesting.h"
 #include "gpurMetrics.h"
 
@@ -261,6 +262,11 @@ TEST(LevelLinesEngine, BadInputIsRejectedWithAClearMessage)
   EXPECT_NE(message({ 1.0f }, MakeGrid2D(1, 1), LevelLinesParameters()).find("at least 2 x 2"), std::string::npos);
   EXPECT_NE(message(std::vector<float>(10, 1.0f), MakeGrid2D(10, 1), LevelLinesParameters()).find("2 x 2"),
             std::string::npos);
+  EXPECT_NE(message({ 1.0f, 2.0f, 3.0f, 4.0f }, MakeGrid2D(2, 2), LevelLinesParameters()).find("give noiseSigma"),
+            std::string::npos);
+  LevelLinesParameters given;
+  given.noiseSigma = 1.0;
+  EXPECT_EQ(message({ 1.0f, 2.0f, 3.0f, 4.0f }, MakeGrid2D(2, 2), given), ""); // 2 x 2 works with a given sigma
   std::vector<float> f(16 * 16, 3.0f);
   f[37] = std::numeric_limits<float>::quiet_NaN();
   EXPECT_NE(message(f, MakeGrid2D(16, 16), LevelLinesParameters()).find("index 37"), std::string::npos);
@@ -279,6 +285,8 @@ TEST(LevelLinesEngine, AbortLeavesTheOutputUntouched)
   std::vector<float> stack = AddNoise(std::vector<float>(2 * n * n, 100.0f), 10.0, 17);
   for (Backend backend : { Backend::CPU, Backend::OpenCL })
   {
+    if (backend == Backend::OpenCL && ListDevices().empty())
+      continue;
     std::vector<float> u(stack.size(), -5.0f);
     unsigned calls = 0;
     const ProgressCallback stop = [&](const Progress & progress)

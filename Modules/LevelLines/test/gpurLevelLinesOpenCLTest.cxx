@@ -33,6 +33,19 @@ TestFrame(std::size_t nx, std::size_t ny, unsigned seed)
   return AddNoise(truth, 20.0, seed);
 }
 
+/** nz test frames of n x n, one after the other, noise seeds seed, seed + 1, ... */
+std::vector<float>
+TestStack(std::size_t n, unsigned nz, unsigned seed)
+{
+  std::vector<float> stack;
+  for (unsigned k = 0; k < nz; ++k)
+  {
+    const std::vector<float> frame = TestFrame(n, n, seed + k);
+    stack.insert(stack.end(), frame.begin(), frame.end());
+  }
+  return stack;
+}
+
 void
 ExpectAgreement(const std::vector<float> & f,
                 const Grid & grid,
@@ -120,12 +133,7 @@ TEST(LevelLinesOpenCL, AgreesOnAStackOfThreeFrames)
   if (!HasOpenCL())
     GTEST_SKIP() << "no OpenCL device";
   const std::size_t n = 64;
-  std::vector<float> stack;
-  for (unsigned k = 0; k < 3; ++k)
-  {
-    const std::vector<float> frame = TestFrame(n, n, 30 + k);
-    stack.insert(stack.end(), frame.begin(), frame.end());
-  }
+  const std::vector<float> stack = TestStack(n, 3, 30);
   for (LevelLinesMode mode : { LevelLinesMode::PIPD, LevelLinesMode::Hybrid })
   {
     LevelLinesParameters p;
@@ -139,12 +147,7 @@ TEST(LevelLinesOpenCL, AStackLargerThanTheMemoryLimitGoesInBatches)
   if (!HasOpenCL())
     GTEST_SKIP() << "no OpenCL device";
   const std::size_t n = 48;
-  std::vector<float> stack;
-  for (unsigned k = 0; k < 5; ++k)
-  {
-    const std::vector<float> frame = TestFrame(n, n, 40 + k);
-    stack.insert(stack.end(), frame.begin(), frame.end());
-  }
+  const std::vector<float> stack = TestStack(n, 5, 40);
   LevelLinesParameters p;
   p.noiseSigma = 20.0;
   const Grid grid = MakeGrid3D(n, n, 5);

@@ -223,6 +223,46 @@ TEST(LevelLinesArithmetic, RunningSumsMatchTwoPassEvaluation)
   }
 }
 
+TEST(LevelLinesArithmetic, LogFreeDecisionEqualsTheStatisticBelowTheThreshold)
+{
+  // The engine decides by v1 < v2 exp(t / N) (ll_pooled_below); away from
+  // the threshold (1e-3 relative) that is exactly the statistic below t.
+  std::mt19937 random(5);
+  std::normal_distribution<float> normal(0.0f, 10.0f);
+  int decided = 0, accepted = 0;
+  for (int trial = 0; trial < 2000; ++trial)
+  {
+    float s1 = 0, q1 = 0, s2 = 0, q2 = 0;
+    const int n1 = 6 + 5 * (trial % 9), n2 = 5;
+    const float shift = float(trial % 4) * 4.0f;
+    for (int k = 0; k < n1; ++k)
+    {
+      const float v = normal(random);
+      s1 += v;
+      q1 += v * v;
+    }
+    for (int k = 0; k < n2; ++k)
+    {
+      const float v = normal(random) + shift;
+      s2 += v;
+      q2 += v * v;
+    }
+    const float t = 0.5f + float(trial % 3), fl = 60.0f;
+    const float statistic = levellines::ll_test_pooled(s1, q1, float(n1), s2, q2, float(n2), fl);
+    if (std::abs(statistic - t) < 1e-3f * t)
+      continue;
+    const float bound = float(std::exp(double(t) / double(n1 + n2)));
+    const bool below = levellines::ll_pooled_below(s1, q1, float(n1), s2, q2, float(n2), fl, bound);
+    EXPECT_EQ(below, statistic < t) << "trial " << trial << ": statistic " << statistic << ", t " << t;
+    ++decided;
+    accepted += below ? 1 : 0;
+  }
+  // Both outcomes occur, so the comparison means something.
+  EXPECT_GT(decided, 1900);
+  EXPECT_GT(accepted, 200);
+  EXPECT_LT(accepted, decided - 200);
+}
+
 TEST(LevelLinesArithmetic, TurnBackIsMoreThan90Degrees)
 {
   EXPECT_FALSE(levellines::ll_turns_back(8, 0));
