@@ -105,10 +105,10 @@ def peers(sigma, clean, noisy):
     import SimpleITK as sitk
 
     def median(radius):
-        return lambda image: sitk.GetArrayViewFromImage(sitk.Median(sitk.GetImageFromArray(image), [radius] * 2))
+        return lambda image: sitk.GetArrayFromImage(sitk.Median(sitk.GetImageFromArray(image), [radius] * 2))
 
     def bilateral(s):
-        return lambda image: sitk.GetArrayViewFromImage(
+        return lambda image: sitk.GetArrayFromImage(
             sitk.Bilateral(sitk.GetImageFromArray(image), domainSigma=s[0], rangeSigma=s[1])
         )
 
@@ -132,7 +132,9 @@ def peers(sigma, clean, noisy):
     except ImportError:
         print("  BM3D: not installed (pip install bm3d), skipped")
     else:
-        methods.append(Method("BM3D", "CPU (bm3d " + getattr(bm3d, "__version__", "?") + ")",
+        from importlib.metadata import version
+
+        methods.append(Method("BM3D", f"CPU (bm3d {version('bm3d')})",
                               lambda image: 255 * bm3d.bm3d(image / 255, sigma_psd=sigma / 255), slow=True))
     return methods
 
