@@ -9,6 +9,8 @@ scale, clipped and rounded as an 8-bit camera delivers them):
   CPU reference and on each OpenCL device;
 - ITK's median and bilateral filters (through SimpleITK, which wraps them), at
   their PSNR-best radius / sigmas among a few;
+- plain TV of this project (``denoise_tv``, CPU reference) at its PSNR-best
+  lam among a few;
 - scikit-image's non-local means (``denoise_nl_means``, fast mode, the
   settings its gallery recommends for a known sigma);
 - BM3D (PyPI ``bm3d``) where installed.
@@ -118,6 +120,14 @@ def peers(sigma, clean, noisy):
     b = best_setting("ITK bilateral", bilateral, [(d, k * sigma) for d in (1.5, 3.0) for k in (1.5, 2.5, 4.0)], clean,
                      noisy)
     methods.append(Method(f"ITK bilateral {b[0]}/{b[1]:g}", "CPU (SimpleITK)", bilateral(b), slow=True))
+
+    import itkgpurestoration as igr
+
+    def tv(lam):
+        return lambda image: 255 * igr.denoise_tv(image / 255, lam=lam, backend="cpu")
+
+    lam = best_setting("plain TV", tv, [9, 12, 16, 22], clean, noisy)
+    methods.append(Method(f"plain TV lam={lam}", "CPU reference (this project)", tv(lam), slow=True))
 
     from skimage.restoration import denoise_nl_means
 
