@@ -81,8 +81,7 @@ struct Row
   std::string case_, mode, target;
   std::size_t pixels = 0, frames = 1;
   unsigned runs = 0;
-  double wallSeconds = 0, kernelSeconds = 0, psnrNoisy = 0, psnr = 0, meanLength = 0, bytesPerPixel = 0,
-         copyGbps = 0;
+  double wallSeconds = 0, kernelSeconds = 0, psnrNoisy = 0, psnr = 0, meanLength = 0, bytesPerPixel = 0, copyGbps = 0;
 
   double
   Milliseconds() const
@@ -192,11 +191,8 @@ MakeCases(const Options & o)
   if (o.frames > 0)
   {
     const std::size_t nx = o.quick ? 480 : 1920, ny = o.quick ? 270 : 1080;
-    cases.push_back(MakeCase(std::to_string(o.frames) + " x " + std::to_string(nx) + "x" + std::to_string(ny),
-                             nx,
-                             ny,
-                             o.frames,
-                             7));
+    cases.push_back(
+      MakeCase(std::to_string(o.frames) + " x " + std::to_string(nx) + "x" + std::to_string(ny), nx, ny, o.frames, 7));
   }
   return cases;
 }
@@ -235,7 +231,8 @@ Measure(const Case & c, gpur::LevelLinesMode mode, const Target & t, const Optio
     kernel.push_back(report.kernelSeconds);
     spent += report.seconds;
   }
-  const auto median = [](std::vector<double> v) {
+  const auto median = [](std::vector<double> v)
+  {
     std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
     return v[v.size() / 2];
   };

@@ -175,8 +175,8 @@ enum class LevelLinesClass : std::uint8_t
  */
 struct LevelLinesMaps
 {
-  std::uint8_t * direction = nullptr; ///< stage 1's direction index
-  std::uint16_t * length = nullptr;   ///< pixels in the mean (centre, arms, thickening)
+  std::uint8_t * direction = nullptr;  ///< stage 1's direction index
+  std::uint16_t * length = nullptr;    ///< pixels in the mean (centre, arms, thickening)
   std::uint8_t * pixelClass = nullptr; ///< LevelLinesClass (Hybrid only; null otherwise)
 };
 
