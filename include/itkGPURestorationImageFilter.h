@@ -95,6 +95,26 @@ protected:
   GenerateData() override;
 
   /**
+   * Whether one engine call needs the whole input and produces the whole
+   * output (a global solve, a noise estimate over the image): then the input's
+   * requested region is its largest one, and so is the output's. The default;
+   * a filter that streams (TV) returns false and sets its regions itself.
+   */
+  virtual bool
+  ProcessesWholeImage() const
+  {
+    return true;
+  }
+
+  /** The whole input when ProcessesWholeImage(). */
+  void
+  GenerateInputRequestedRegion() override;
+
+  /** The whole output when ProcessesWholeImage(). */
+  void
+  EnlargeOutputRequestedRegion(DataObject * output) override;
+
+  /**
    * The subclass' computation: allocate the output, run the engine, keep its
    * report. Throws what the engine throws (gpur::Error subclasses) or
    * itk::ExceptionObject; GenerateData maps and cleans up.

@@ -13,6 +13,29 @@ namespace itk
 
 template<typename TInputImage, typename TOutputImage>
 void
+GPURestorationImageFilter<TInputImage, TOutputImage>::GenerateInputRequestedRegion()
+{
+  Superclass::GenerateInputRequestedRegion();
+  auto * input = const_cast<TInputImage *>(this->GetInput());
+  if (input != nullptr && this->ProcessesWholeImage())
+  {
+    input->SetRequestedRegionToLargestPossibleRegion();
+  }
+}
+
+template<typename TInputImage, typename TOutputImage>
+void
+GPURestorationImageFilter<TInputImage, TOutputImage>::EnlargeOutputRequestedRegion(DataObject * output)
+{
+  Superclass::EnlargeOutputRequestedRegion(output);
+  if (this->ProcessesWholeImage())
+  {
+    output->SetRequestedRegionToLargestPossibleRegion();
+  }
+}
+
+template<typename TInputImage, typename TOutputImage>
+void
 GPURestorationImageFilter<TInputImage, TOutputImage>::GenerateData()
 {
   m_BackendUsed.clear();

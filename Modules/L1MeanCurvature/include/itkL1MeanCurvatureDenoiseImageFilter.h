@@ -246,12 +246,6 @@ protected:
   L1MeanCurvatureDenoiseImageFilter() = default;
   ~L1MeanCurvatureDenoiseImageFilter() override = default;
 
-  /** The whole input: the u-subproblem couples every pixel. */
-  void
-  GenerateInputRequestedRegion() override;
-  /** The whole output (see GenerateInputRequestedRegion). */
-  void
-  EnlargeOutputRequestedRegion(DataObject * output) override;
   /** Runs gpur::DenoiseL1MeanCurvature on the input into the output. */
   void
   EngineGenerateData() override;

@@ -12,25 +12,6 @@ namespace itk
 {
 
 template<typename TInputImage, typename TOutputImage>
-void
-L1MeanCurvatureDenoiseImageFilter<TInputImage, TOutputImage>::GenerateInputRequestedRegion()
-{
-  Superclass::GenerateInputRequestedRegion();
-  if (auto * input = const_cast<TInputImage *>(this->GetInput()))
-  {
-    input->SetRequestedRegionToLargestPossibleRegion();
-  }
-}
-
-template<typename TInputImage, typename TOutputImage>
-void
-L1MeanCurvatureDenoiseImageFilter<TInputImage, TOutputImage>::EnlargeOutputRequestedRegion(DataObject * output)
-{
-  Superclass::EnlargeOutputRequestedRegion(output);
-  output->SetRequestedRegionToLargestPossibleRegion();
-}
-
-template<typename TInputImage, typename TOutputImage>
 gpur::L1MCParameters
 L1MeanCurvatureDenoiseImageFilter<TInputImage, TOutputImage>::MakeParameters() const
 {

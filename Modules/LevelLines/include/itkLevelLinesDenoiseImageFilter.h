@@ -270,12 +270,6 @@ protected:
   /** Output 1 is the class map (ClassImageType), output 0 the denoised image. */
   DataObject::Pointer
   MakeOutput(ProcessObject::DataObjectPointerArraySizeType index) override;
-  /** The whole input: the noise estimate uses every frame. */
-  void
-  GenerateInputRequestedRegion() override;
-  /** The whole output (see GenerateInputRequestedRegion). */
-  void
-  EnlargeOutputRequestedRegion(DataObject * output) override;
   /** Runs gpur::DenoiseLevelLines on the input into the outputs. */
   void
   EngineGenerateData() override;

@@ -44,25 +44,6 @@ LevelLinesDenoiseImageFilter<TInputImage, TOutputImage>::GetClassOutput() const 
 }
 
 template<typename TInputImage, typename TOutputImage>
-void
-LevelLinesDenoiseImageFilter<TInputImage, TOutputImage>::GenerateInputRequestedRegion()
-{
-  Superclass::GenerateInputRequestedRegion();
-  if (auto * input = const_cast<TInputImage *>(this->GetInput()))
-  {
-    input->SetRequestedRegionToLargestPossibleRegion();
-  }
-}
-
-template<typename TInputImage, typename TOutputImage>
-void
-LevelLinesDenoiseImageFilter<TInputImage, TOutputImage>::EnlargeOutputRequestedRegion(DataObject * output)
-{
-  Superclass::EnlargeOutputRequestedRegion(output);
-  output->SetRequestedRegionToLargestPossibleRegion();
-}
-
-template<typename TInputImage, typename TOutputImage>
 gpur::LevelLinesParameters
 LevelLinesDenoiseImageFilter<TInputImage, TOutputImage>::MakeParameters() const
 {

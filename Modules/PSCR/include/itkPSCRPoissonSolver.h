@@ -278,12 +278,6 @@ protected:
   PSCRPoissonSolver();
   ~PSCRPoissonSolver() override = default;
 
-  /** The solution depends on the whole right-hand side: the whole input is requested. */
-  void
-  GenerateInputRequestedRegion() override;
-  /** And the whole output is produced. */
-  void
-  EnlargeOutputRequestedRegion(DataObject * output) override;
   /** Builds or reuses the plan, then solves. */
   void
   EngineGenerateData() override;

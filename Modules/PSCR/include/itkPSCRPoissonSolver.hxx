@@ -114,25 +114,6 @@ PSCRPoissonSolver<TInputImage, TOutputImage>::PlanKey::operator==(const PlanKey 
 
 template<typename TInputImage, typename TOutputImage>
 void
-PSCRPoissonSolver<TInputImage, TOutputImage>::GenerateInputRequestedRegion()
-{
-  Superclass::GenerateInputRequestedRegion();
-  if (auto * input = const_cast<TInputImage *>(this->GetInput()))
-  {
-    input->SetRequestedRegionToLargestPossibleRegion();
-  }
-}
-
-template<typename TInputImage, typename TOutputImage>
-void
-PSCRPoissonSolver<TInputImage, TOutputImage>::EnlargeOutputRequestedRegion(DataObject * output)
-{
-  Superclass::EnlargeOutputRequestedRegion(output);
-  output->SetRequestedRegionToLargestPossibleRegion();
-}
-
-template<typename TInputImage, typename TOutputImage>
-void
 PSCRPoissonSolver<TInputImage, TOutputImage>::PreparePlan(const PlanKey & key)
 {
   m_PlanReused = m_Plan != nullptr && m_PlanKey == key;

@@ -306,6 +306,12 @@ protected:
   TotalVariationDenoisingImageFilter() = default;
   ~TotalVariationDenoisingImageFilter() override = default;
 
+  /** False: TV streams (requested regions padded by the halo, see the class documentation). */
+  bool
+  ProcessesWholeImage() const override
+  {
+    return false;
+  }
   /** The requested output region padded by the streaming halo (see the class documentation). */
   void
   GenerateInputRequestedRegion() override;
