@@ -9,7 +9,8 @@ packages=(
   pocl-opencl-icd                     # OpenCL on the CPU, so the OpenCL backend runs without a GPU
   libgtest-dev
   doxygen                             # tests: ApiDocs builds the C++ API documentation and fails on a warning
-  libfftw3-dev                        # optional: the FFTW DST-I Poisson solver pscr_bench compares PSCR with
+  libfftw3-dev                        # the core's FFT plans on the CPU (gpurFFT.h), and pscr_bench's DST-I
+  libvkfft-dev                        # the core's FFT plans on OpenCL devices (VkFFT, header-only)
   python3-pip python3-dev python3-venv # the Python package (pyproject.toml, wrapping/), its tests and
                                        # the wheel test's fresh virtual environments
   libvtk9-dev xvfb xauth              # optional: the VTK rendering example (examples/vtk) and a virtual X server

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: Apache-2.0
+// The CPU side of gpur::FFTPlan: FFTW 3 (fftw3 and fftw3f) through its
+// "new-array execute" interface, so that one plan serves any pair of arrays.
+#include "gpurFFTBackends.h"
+
+#include "gpurError.h"
+
+#include <fftw3.h>
+
+#include <algorithm>
+#include <climits>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace gpur
+{
+namespace
+{
+
+// FFTW's planner is not thread-safe (FFTW manual, "Thread safety"): every plan
+// creation and destruction, and the threads set-up, holds this lock.
+std::mutex &
+PlannerMutex()
+{
+  static std::mutex mutex;
+  return mutex;
+}
+
+// Below this many points per call FFTW's threads cost more than they save.
+constexpr std::size_t kThreadedPoints = std::size_t(1) << 15;
+
+template<typename T>
+struct Fftw;
+
+#define GPUR_FFTW_API(T, P)                                                                                            \
+  template<>                                                                                                           \
+  struct Fftw<T>                                                                                                       \
+  {                                                                                                                    \
+    using Plan = P##_plan;                                                                                             \
+    using Cplx = P##_complex;                                                                                          \
+    static Plan                                                                                                        \
+    Dft(int rank, const int * n, int howmany, Cplx * in, int idist, Cplx * out, int odist, int sign, unsigned f)       \
+    {                                                                                                                  \
+      return P##_plan_many_dft(rank, n, howmany, in, nullptr, 1, idist, out, nullptr, 1, odist, sign, f);              \
+    }                                                                                                                  \
+    static Plan                                                                                                        \
+    R2C(int rank, const int * n, int howmany, T * in, int idist, Cplx * out, int odist, unsigned f)                    \
+    {                                                                                                                  \
+      return P##_plan_many_dft_r2c(rank, n, howmany, in, nullptr, 1, idist, out, nullptr, 1, odist, f);                \
+    }                                                                                                                  \
+    static Plan                                                                                                        \
+    C2R(int rank, const int * n, int howmany, Cplx * in, int idist, T * out, int odist, unsigned f)                    \
+    {                                                                                                                  \
+      return P##_plan_many_dft_c2r(rank, n, howmany, in, nullptr, 1, idist, out, nullptr, 1, odist, f);                \
+    }                                                                                                                  \
+    static void                                                                                                        \
+    Execute(Plan p, Cplx * in, Cplx * out)                                                                             \
+    {                                                                                                                  \
+      P##_execute_dft(p, in, out);                                                                                     \
+    }                                                                                                                  \
+    static void                                                                                                        \
+    Execute(Plan p, T * in, Cplx * out)                                                                                \
+    {                                                                                                                  \
+      P##_execute_dft_r2c(p, in, out);                                                                                 \
+    }                                                                                                                  \
+    static void                                                                                                        \
+    Execute(Plan p, Cplx * in, T * out)                                                                                \
+    {                                                                                                                  \
+      P##_execute_dft_c2r(p, in, out);                                                                                 \
+    }                                                                                                                  \
+    static void                                                                                                        \
+    Destroy(Plan p)                                                                                                    \
+    {                                                                                                                  \
+      P##_destroy_plan(p);                                                                                             \
+    }                                                                                                                  \
+    static void *                                                                                                      \
+    Malloc(std::size_t bytes)                                                                                          \
+    {                                                                                                                  \
+      return P##_malloc(bytes);                                                                                        \
+    }                                                                                                                  \
+    static void                                                                                                        \
+    Free(void * p)                                                                                                     \
+    {                                                                                                                  \
+      P##_free(p);                                                                                                     \
+    }                                                                                                                  \
+    static void                                                                                                        \
+    UseThreads(std::size_t points)                                                                                     \
+    {                                                                                                                  \
+      GPUR_FFTW_THREADS(P, points)                                                                                     \
+    }                                                                                                                  \
+  };
+
+#ifdef GPUR_HAVE_FFTW_THREADS
+#define GPUR_FFTW_THREADS(P, points)                                                                                   \
+  static const bool ready = P##_init_threads() != 0;                                                                   \
+  if (ready)                                                                                                           \
+  {                                                                                                                    \
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());                                          \
+    P##_plan_with_nthreads(points < kThreadedPoints ? 1 : static_cast<int>(cores));                                    \
+  }
+#else
+#define GPUR_FFTW_THREADS(P, points) (void)points;
+#endif
+
+GPUR_FFTW_API(double, fftw)
+GPUR_FFTW_API(float, fftwf)
+#undef GPUR_FFTW_API
+#undef GPUR_FFTW_THREADS
+
+int
+CheckedInt(std::size_t value, const char * what)
+{
+  if (value > static_cast<std::size_t>(INT_MAX))
+  {
+    throw InvalidArgument(std::string("FFTPlan: ") + what + " of " + std::to_string(value) +
+                          " exceeds FFTW's limit of " + std::to_string(INT_MAX));
+  }
+  return static_cast<int>(value);
+}
+
+template<typename T, typename C>
+typename Fftw<T>::Cplx *
+AsFftw(C * p)
+{
+  return reinterpret_cast<typename Fftw<T>::Cplx *>(p);
+}
+
+} // namespace
+
+template<typename T>
+struct FFTWTransform<T>::Plans
+{
+  typename Fftw<T>::Plan forward = nullptr;
+  typename Fftw<T>::Plan inverse = nullptr;
+  // c2r overwrites its input (FFTW manual, "Planner Flags"), so the inverse of a
+  // RealToComplex plan runs on this copy and the caller's spectrum stays intact.
+  mutable std::vector<Complex> scratch;
+};
+
+template<typename T>
+FFTWTransform<T>::FFTWTransform(const FFTGeometry & geometry)
+  : m_Geometry(geometry)
+  , m_Plans(std::make_unique<Plans>())
+{
+  using F = Fftw<T>;
+  const FFTGeometry & g = m_Geometry;
+  // FFTW lists the axes slowest first.
+  const int n[2] = { CheckedInt(g.rank == 2 ? g.ny : g.nx, "an axis"), CheckedInt(g.nx, "an axis") };
+  const int * axes = g.rank == 2 ? n : n + 1;
+  const int rank = static_cast<int>(g.rank);
+  const int howmany = CheckedInt(g.batch, "the batch");
+  const int points = CheckedInt(g.Points(), "the points per array");
+  const int spectral = CheckedInt(g.SpectralRow() * g.ny, "the spectrum per array");
+  CheckedInt(g.Spatial(), "the points of all arrays");
+  // FFTW_ESTIMATE plans without touching the arrays (so planning is fast and the
+  // arrays below are placeholders); FFTW_UNALIGNED lets the plan run on the
+  // caller's arrays, which need not have FFTW's SIMD alignment.
+  const unsigned flags = FFTW_ESTIMATE | FFTW_UNALIGNED;
+  std::lock_guard<std::mutex> lock(PlannerMutex());
+  F::UseThreads(g.Spatial());
+  void * a = F::Malloc(sizeof(Complex) * std::max(g.Spatial(), g.Spectral()));
+  void * b = F::Malloc(sizeof(Complex) * std::max(g.Spatial(), g.Spectral()));
+  if (g.kind == FFTKind::RealToComplex)
+  {
+    m_Plans->forward = F::R2C(rank, axes, howmany, static_cast<T *>(a), points, AsFftw<T>(b), spectral, flags);
+    m_Plans->inverse =
+      F::C2R(rank, axes, howmany, AsFftw<T>(b), spectral, static_cast<T *>(a), points, flags | FFTW_DESTROY_INPUT);
+  }
+  else
+  {
+    m_Plans->forward = F::Dft(rank, axes, howmany, AsFftw<T>(a), points, AsFftw<T>(b), points, FFTW_FORWARD, flags);
+    m_Plans->inverse = F::Dft(rank, axes, howmany, AsFftw<T>(a), points, AsFftw<T>(b), points, FFTW_BACKWARD, flags);
+  }
+  F::Free(a);
+  F::Free(b);
+  if (!m_Plans->forward || !m_Plans->inverse)
+  {
+    if (m_Plans->forward)
+    {
+      F::Destroy(m_Plans->forward);
+    }
+    if (m_Plans->inverse)
+    {
+      F::Destroy(m_Plans->inverse);
+    }
+    throw InvalidArgument("FFTPlan: FFTW could not plan this transform");
+  }
+}
+
+template<typename T>
+FFTWTransform<T>::~FFTWTransform()
+{
+  std::lock_guard<std::mutex> lock(PlannerMutex());
+  Fftw<T>::Destroy(m_Plans->forward);
+  Fftw<T>::Destroy(m_Plans->inverse);
+}
+
+namespace
+{
+// FFTW's backward transform is unnormalised; the plan's inverse divides by N.
+template<typename V>
+void
+ScaleByInverse(V * data, std::size_t count, std::size_t points)
+{
+  using Real = decltype(std::abs(*data));
+  const Real scale = Real(1) / static_cast<Real>(points);
+  std::for_each(data, data + count, [scale](V & v) { v *= scale; });
+}
+} // namespace
+
+template<typename T>
+void
+FFTWTransform<T>::Forward(const T * in, Complex * out) const
+{
+  // Out-of-place r2c and c2c leave the input untouched (FFTW_PRESERVE_INPUT is their default).
+  Fftw<T>::Execute(m_Plans->forward, const_cast<T *>(in), AsFftw<T>(out));
+}
+
+template<typename T>
+void
+FFTWTransform<T>::Forward(const Complex * in, Complex * out) const
+{
+  Fftw<T>::Execute(m_Plans->forward, AsFftw<T>(const_cast<Complex *>(in)), AsFftw<T>(out));
+}
+
+template<typename T>
+void
+FFTWTransform<T>::Inverse(const Complex * in, T * out) const
+{
+  m_Plans->scratch.assign(in, in + m_Geometry.Spectral());
+  Fftw<T>::Execute(m_Plans->inverse, AsFftw<T>(m_Plans->scratch.data()), out);
+  ScaleByInverse(out, m_Geometry.Spatial(), m_Geometry.Points());
+}
+
+template<typename T>
+void
+FFTWTransform<T>::Inverse(const Complex * in, Complex * out) const
+{
+  Fftw<T>::Execute(m_Plans->inverse, AsFftw<T>(const_cast<Complex *>(in)), AsFftw<T>(out));
+  ScaleByInverse(out, m_Geometry.Spatial(), m_Geometry.Points());
+}
+
+template class FFTWTransform<float>;
+template class FFTWTransform<double>;
+
+} // namespace gpur
