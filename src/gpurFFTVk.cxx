@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The OpenCL side of gpur::FFTPlan: VkFFT (Tolmachev 2023) through its OpenCL
+// The OpenCL side of gpur::FFTPlan: VkFFT [Tolmachev2023] through its OpenCL
 // backend (VKFFT_BACKEND=3, set for this file by src/CMakeLists.txt). VkFFT
 // generates and builds its kernels at plan time, radix 2..13 and Bluestein's
 // algorithm for other primes, so every size is accepted.

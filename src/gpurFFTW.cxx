@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The CPU side of gpur::FFTPlan: FFTW 3 (fftw3 and fftw3f) through its
+// The CPU side of gpur::FFTPlan: FFTW 3 [Frigo2005] (fftw3 and fftw3f) through its
 // "new-array execute" interface, so that one plan serves any pair of arrays.
 #include "gpurFFTBackends.h"
 
