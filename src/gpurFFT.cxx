@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // gpur::FFTPlan: checks the shape, then hands the work to FFTW (CPU) or VkFFT
-// (OpenCL); see gpurFFTBackends.h.
+// (OpenCL); see gpurFFTBackends.h. Errors of the OpenCL bindings become OpenCLError.
 #include "gpurFFT.h"
 
 #include "gpurBuffer.h"
 #include "gpurContext.h"
 #include "gpurError.h"
 #include "gpurFFTBackends.h"
+#include "gpurOpenCL.h" // TranslateCLErrors
 
 #include <limits>
 #include <string>
@@ -103,12 +104,16 @@ public:
   void
   OnDevice(const In * in, std::size_t inCount, Out * out, std::size_t outCount, Transform transform) const
   {
-    DeviceContext & context = device->Context();
-    const DeviceBuffer<In> a(context, inCount);
-    const DeviceBuffer<Out> b(context, outCount);
-    a.Upload(context.Queue(0), in, inCount);
-    transform(a, b);
-    b.Download(context.Queue(0), out, outCount);
+    TranslateCLErrors(
+      [&]
+      {
+        DeviceContext & context = device->Context();
+        const DeviceBuffer<In> a(context, inCount);
+        const DeviceBuffer<Out> b(context, outCount);
+        a.Upload(context.Queue(0), in, inCount);
+        transform(a, b);
+        b.Download(context.Queue(0), out, outCount);
+      });
   }
 };
 
@@ -123,7 +128,7 @@ template<typename T>
 FFTPlan<T>::FFTPlan(FFTKind kind, const std::vector<std::size_t> & size, std::size_t batch, const DeviceInfo & device)
   : m_Impl(std::make_unique<Impl>(kind, size, batch))
 {
-  m_Impl->device = std::make_unique<VkFFTTransform<T>>(m_Impl->geometry, device);
+  TranslateCLErrors([&] { m_Impl->device = std::make_unique<VkFFTTransform<T>>(m_Impl->geometry, device); });
 }
 
 template<typename T>
@@ -249,7 +254,7 @@ void
 FFTPlan<T>::Forward(const DeviceBuffer<T> & in, const DeviceBuffer<Complex> & out) const
 {
   m_Impl->RequireKind(FFTKind::RealToComplex, "Forward(real)");
-  m_Impl->Device("Forward").Forward(in, out);
+  TranslateCLErrors([&] { m_Impl->Device("Forward").Forward(in, out); });
 }
 
 template<typename T>
@@ -257,7 +262,7 @@ void
 FFTPlan<T>::Forward(const DeviceBuffer<Complex> & in, const DeviceBuffer<Complex> & out) const
 {
   m_Impl->RequireKind(FFTKind::ComplexToComplex, "Forward(complex)");
-  m_Impl->Device("Forward").Forward(in, out);
+  TranslateCLErrors([&] { m_Impl->Device("Forward").Forward(in, out); });
 }
 
 template<typename T>
@@ -265,7 +270,7 @@ void
 FFTPlan<T>::Inverse(const DeviceBuffer<Complex> & in, const DeviceBuffer<T> & out) const
 {
   m_Impl->RequireKind(FFTKind::RealToComplex, "Inverse(to real)");
-  m_Impl->Device("Inverse").Inverse(in, out);
+  TranslateCLErrors([&] { m_Impl->Device("Inverse").Inverse(in, out); });
 }
 
 template<typename T>
@@ -273,7 +278,7 @@ void
 FFTPlan<T>::Inverse(const DeviceBuffer<Complex> & in, const DeviceBuffer<Complex> & out) const
 {
   m_Impl->RequireKind(FFTKind::ComplexToComplex, "Inverse(to complex)");
-  m_Impl->Device("Inverse").Inverse(in, out);
+  TranslateCLErrors([&] { m_Impl->Device("Inverse").Inverse(in, out); });
 }
 
 template class FFTPlan<float>;

@@ -57,10 +57,8 @@ CopyRows(const cl::CommandQueue & queue,
          std::size_t width,
          std::size_t rows)
 {
-  CheckCL(
-    queue.enqueueCopyBufferRect(
-      src, dst, { 0, 0, 0 }, { 0, 0, 0 }, { width, rows, 1 }, srcPitch, srcPitch * rows, dstPitch, dstPitch * rows),
-    "clEnqueueCopyBufferRect");
+  queue.enqueueCopyBufferRect(
+    src, dst, { 0, 0, 0 }, { 0, 0, 0 }, { width, rows, 1 }, srcPitch, srcPitch * rows, dstPitch, dstPitch * rows);
 }
 
 template<typename V>
