@@ -99,11 +99,34 @@ public:
     return *device;
   }
 
-  // Host arrays on an OpenCL plan: upload, transform, download (blocking).
-  template<typename In, typename Out, typename Transform>
-  void
-  OnDevice(const In * in, std::size_t inCount, Out * out, std::size_t outCount, Transform transform) const
+  // Runs the transform of one direction on a backend's pair of arguments.
+  template<bool IsForward, typename Backend, typename In, typename Out>
+  static void
+  Transform(const Backend & backend, In && in, Out && out)
   {
+    if constexpr (IsForward)
+    {
+      backend.Forward(in, out);
+    }
+    else
+    {
+      backend.Inverse(in, out);
+    }
+  }
+
+  // Host arrays: FFTW, or on an OpenCL plan upload, transform, download (blocking).
+  template<bool IsForward, typename In, typename Out>
+  void
+  OnHost(FFTKind kind, const char * call, const In * in, Out * out) const
+  {
+    RequireKind(kind, call);
+    RequireDistinct(in, out);
+    if (cpu)
+    {
+      return Transform<IsForward>(*cpu, in, out);
+    }
+    const std::size_t inCount = IsForward ? geometry.Spatial() : geometry.Spectral();
+    const std::size_t outCount = IsForward ? geometry.Spectral() : geometry.Spatial();
     TranslateCLErrors(
       [&]
       {
@@ -111,9 +134,19 @@ public:
         const DeviceBuffer<In> a(context, inCount);
         const DeviceBuffer<Out> b(context, outCount);
         a.Upload(context.Queue(0), in, inCount);
-        transform(a, b);
+        Transform<IsForward>(*device, a, b);
         b.Download(context.Queue(0), out, outCount);
       });
+  }
+
+  // Device buffers: an OpenCL plan only.
+  template<bool IsForward, typename In, typename Out>
+  void
+  OnDevice(FFTKind kind, const char * call, const DeviceBuffer<In> & in, const DeviceBuffer<Out> & out) const
+  {
+    RequireKind(kind, call);
+    const VkFFTTransform<T> & transform = Device(call);
+    TranslateCLErrors([&] { Transform<IsForward>(transform, in, out); });
   }
 };
 
@@ -185,100 +218,56 @@ template<typename T>
 void
 FFTPlan<T>::Forward(const T * in, Complex * out) const
 {
-  m_Impl->RequireKind(FFTKind::RealToComplex, "Forward(real)");
-  Impl::RequireDistinct(in, out);
-  if (m_Impl->cpu)
-  {
-    return m_Impl->cpu->Forward(in, out);
-  }
-  m_Impl->OnDevice(in,
-                   SpatialElements(),
-                   out,
-                   SpectralElements(),
-                   [this](const auto & a, const auto & b) { m_Impl->device->Forward(a, b); });
+  m_Impl->template OnHost<true>(FFTKind::RealToComplex, "Forward(real)", in, out);
 }
 
 template<typename T>
 void
 FFTPlan<T>::Forward(const Complex * in, Complex * out) const
 {
-  m_Impl->RequireKind(FFTKind::ComplexToComplex, "Forward(complex)");
-  Impl::RequireDistinct(in, out);
-  if (m_Impl->cpu)
-  {
-    return m_Impl->cpu->Forward(in, out);
-  }
-  m_Impl->OnDevice(in,
-                   SpatialElements(),
-                   out,
-                   SpectralElements(),
-                   [this](const auto & a, const auto & b) { m_Impl->device->Forward(a, b); });
+  m_Impl->template OnHost<true>(FFTKind::ComplexToComplex, "Forward(complex)", in, out);
 }
 
 template<typename T>
 void
 FFTPlan<T>::Inverse(const Complex * in, T * out) const
 {
-  m_Impl->RequireKind(FFTKind::RealToComplex, "Inverse(to real)");
-  Impl::RequireDistinct(in, out);
-  if (m_Impl->cpu)
-  {
-    return m_Impl->cpu->Inverse(in, out);
-  }
-  m_Impl->OnDevice(in,
-                   SpectralElements(),
-                   out,
-                   SpatialElements(),
-                   [this](const auto & a, const auto & b) { m_Impl->device->Inverse(a, b); });
+  m_Impl->template OnHost<false>(FFTKind::RealToComplex, "Inverse(to real)", in, out);
 }
 
 template<typename T>
 void
 FFTPlan<T>::Inverse(const Complex * in, Complex * out) const
 {
-  m_Impl->RequireKind(FFTKind::ComplexToComplex, "Inverse(to complex)");
-  Impl::RequireDistinct(in, out);
-  if (m_Impl->cpu)
-  {
-    return m_Impl->cpu->Inverse(in, out);
-  }
-  m_Impl->OnDevice(in,
-                   SpectralElements(),
-                   out,
-                   SpatialElements(),
-                   [this](const auto & a, const auto & b) { m_Impl->device->Inverse(a, b); });
+  m_Impl->template OnHost<false>(FFTKind::ComplexToComplex, "Inverse(to complex)", in, out);
 }
 
 template<typename T>
 void
 FFTPlan<T>::Forward(const DeviceBuffer<T> & in, const DeviceBuffer<Complex> & out) const
 {
-  m_Impl->RequireKind(FFTKind::RealToComplex, "Forward(real)");
-  TranslateCLErrors([&] { m_Impl->Device("Forward").Forward(in, out); });
+  m_Impl->template OnDevice<true>(FFTKind::RealToComplex, "Forward(real)", in, out);
 }
 
 template<typename T>
 void
 FFTPlan<T>::Forward(const DeviceBuffer<Complex> & in, const DeviceBuffer<Complex> & out) const
 {
-  m_Impl->RequireKind(FFTKind::ComplexToComplex, "Forward(complex)");
-  TranslateCLErrors([&] { m_Impl->Device("Forward").Forward(in, out); });
+  m_Impl->template OnDevice<true>(FFTKind::ComplexToComplex, "Forward(complex)", in, out);
 }
 
 template<typename T>
 void
 FFTPlan<T>::Inverse(const DeviceBuffer<Complex> & in, const DeviceBuffer<T> & out) const
 {
-  m_Impl->RequireKind(FFTKind::RealToComplex, "Inverse(to real)");
-  TranslateCLErrors([&] { m_Impl->Device("Inverse").Inverse(in, out); });
+  m_Impl->template OnDevice<false>(FFTKind::RealToComplex, "Inverse(to real)", in, out);
 }
 
 template<typename T>
 void
 FFTPlan<T>::Inverse(const DeviceBuffer<Complex> & in, const DeviceBuffer<Complex> & out) const
 {
-  m_Impl->RequireKind(FFTKind::ComplexToComplex, "Inverse(to complex)");
-  TranslateCLErrors([&] { m_Impl->Device("Inverse").Inverse(in, out); });
+  m_Impl->template OnDevice<false>(FFTKind::ComplexToComplex, "Inverse(to complex)", in, out);
 }
 
 template class FFTPlan<float>;

@@ -90,6 +90,7 @@ struct VkFFTTransform<T>::App
   // {1, ny} runs as a complex transform along y of the zero-padded columns
   // (FFTW's c2r of that shape is the real part of the complex inverse).
   bool identity = false;
+  std::size_t points = 0; // complex values of all arrays, for ComplexToComplex
 
   void
   Run(const cl::Buffer & buffer, int direction) const
@@ -109,6 +110,20 @@ struct VkFFTTransform<T>::App
       ThrowVkFFT(result, "launch");
     }
   }
+
+  // Complex to complex: the output takes a copy of the input (unless they are
+  // one buffer) and is transformed in place.
+  void
+  InPlace(const DeviceBuffer<Complex> & in, const DeviceBuffer<Complex> & out, int direction) const
+  {
+    CheckCount(in, points, "complex input");
+    CheckCount(out, points, "complex output");
+    if (&in != &out)
+    {
+      out.CopyFrom(context->Queue(0), in);
+    }
+    Run(out.Get(), direction);
+  }
 };
 
 template<typename T>
@@ -126,6 +141,7 @@ VkFFTTransform<T>::VkFFTTransform(const FFTGeometry & geometry, const DeviceInfo
   a.device = a.context->Device()();
   a.clContext = a.context->Context()();
   a.bytes = m_Geometry.Spectral() * sizeof(Complex);
+  a.points = m_Geometry.Spatial();
   if (a.bytes > a.context->Info().maxAllocation)
   {
     throw InvalidArgument("FFTPlan: a spectrum of " + std::to_string(a.bytes) +
@@ -203,13 +219,7 @@ template<typename T>
 void
 VkFFTTransform<T>::Forward(const DeviceBuffer<Complex> & in, const DeviceBuffer<Complex> & out) const
 {
-  CheckCount(in, m_Geometry.Spatial(), "complex input");
-  CheckCount(out, m_Geometry.Spectral(), "spectrum output");
-  if (&in != &out)
-  {
-    out.CopyFrom(m_App->context->Queue(0), in);
-  }
-  m_App->Run(out.Get(), -1);
+  m_App->InPlace(in, out, -1);
 }
 
 template<typename T>
@@ -234,13 +244,7 @@ template<typename T>
 void
 VkFFTTransform<T>::Inverse(const DeviceBuffer<Complex> & in, const DeviceBuffer<Complex> & out) const
 {
-  CheckCount(in, m_Geometry.Spectral(), "spectrum input");
-  CheckCount(out, m_Geometry.Spatial(), "complex output");
-  if (&in != &out)
-  {
-    out.CopyFrom(m_App->context->Queue(0), in);
-  }
-  m_App->Run(out.Get(), 1);
+  m_App->InPlace(in, out, 1);
 }
 
 template class VkFFTTransform<float>;
