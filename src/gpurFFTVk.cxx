@@ -81,7 +81,7 @@ struct VkFFTTransform<T>::App
   cl_device_id device = nullptr;
   cl_context clContext = nullptr;
   uint64_t bytes = 0;
-  VkFFTApplication app = {};
+  mutable VkFFTApplication app = {}; // VkFFTAppend takes it non-const
   bool initialized = false;
   // The inverse of a RealToComplex plan works in place on a copy of the spectrum.
   std::unique_ptr<DeviceBuffer<Complex>> scratch;
@@ -104,7 +104,7 @@ struct VkFFTTransform<T>::App
     VkFFTLaunchParams launch = {};
     launch.commandQueue = &queue;
     launch.buffer = &mem;
-    const VkFFTResult result = VkFFTAppend(const_cast<VkFFTApplication *>(&app), direction, &launch);
+    const VkFFTResult result = VkFFTAppend(&app, direction, &launch);
     if (result != VKFFT_SUCCESS)
     {
       ThrowVkFFT(result, "launch");
