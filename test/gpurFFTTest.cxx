@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdio>
@@ -224,6 +225,59 @@ TEST(FFTPlan, FloatAgainstDirectDFT)
 TEST(FFTPlan, DoubleAgainstDirectDFT)
 {
   CheckAllCases<double>("double");
+}
+
+// FFTW runs SIMD plans on arrays with its alignment and FFTW_UNALIGNED ones on
+// the rest: arrays one element off the alignment give the same transforms.
+template<typename T>
+void
+CheckMisalignedArrays(const std::vector<std::size_t> & size)
+{
+  using Complex = std::complex<T>;
+  for (const FFTKind kind : { FFTKind::ComplexToComplex, FFTKind::RealToComplex })
+  {
+    const FFTPlan<T> plan(kind, size, 2);
+    const bool real = kind == FFTKind::RealToComplex;
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<T> d(-1, 1);
+    // One spare element in front: data() is aligned, data() + 1 is not.
+    std::vector<T> x(plan.SpatialElements() + 1), xBack(x.size());
+    std::vector<Complex> z(plan.SpatialElements() + 1), zBack(z.size());
+    std::vector<Complex> s(plan.SpectralElements() + 1), sShifted(s.size());
+    for (std::size_t i = 0; i < x.size(); ++i)
+    {
+      x[i] = d(rng);
+      z[i] = Complex(d(rng), d(rng));
+    }
+    std::vector<T> xShifted(x.size());
+    std::vector<Complex> zShifted(z.size());
+    std::copy(x.begin(), x.end() - 1, xShifted.begin() + 1);
+    std::copy(z.begin(), z.end() - 1, zShifted.begin() + 1);
+    real ? plan.Forward(x.data(), s.data()) : plan.Forward(z.data(), s.data());
+    real ? plan.Forward(xShifted.data() + 1, sShifted.data() + 1)
+         : plan.Forward(zShifted.data() + 1, sShifted.data() + 1);
+    double worst = 0, scale = 0;
+    for (std::size_t i = 0; i < plan.SpectralElements(); ++i)
+    {
+      worst = std::max(worst, static_cast<double>(std::abs(s[i] - sShifted[i + 1])));
+      scale = std::max(scale, static_cast<double>(std::abs(s[i])));
+    }
+    EXPECT_LE(worst, 8 * std::numeric_limits<T>::epsilon() * scale) << (real ? "r2c" : "c2c");
+    real ? plan.Inverse(sShifted.data() + 1, xBack.data() + 1) : plan.Inverse(sShifted.data() + 1, zBack.data() + 1);
+    for (std::size_t i = 0; i < plan.SpatialElements(); ++i)
+    {
+      const double back = real ? std::abs(xBack[i + 1] - x[i]) : std::abs(zBack[i + 1] - z[i]);
+      ASSERT_LE(back, 64 * std::numeric_limits<T>::epsilon()) << (real ? "c2r" : "c2c inverse") << " at " << i;
+    }
+  }
+}
+
+TEST(FFTPlan, MisalignedArraysGiveTheSameTransforms)
+{
+  CheckMisalignedArrays<float>({ 100 });
+  CheckMisalignedArrays<float>({ 64, 48 });
+  CheckMisalignedArrays<double>({ 127 });
+  CheckMisalignedArrays<double>({ 30, 20 });
 }
 
 // OpenCL against FFTW on the same data, on device buffers that stay on the device
