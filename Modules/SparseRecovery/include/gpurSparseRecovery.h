@@ -114,7 +114,9 @@ public:
   /** Plans the transforms; throws InvalidArgument for a bad sensing, and for double on a device without fp64. */
   CirculantOperator(const CirculantSensing & sensing, const ExecutionOptions & execution = ExecutionOptions());
   ~CirculantOperator();
+  /** Movable. */
   CirculantOperator(CirculantOperator &&) noexcept;
+  /** Movable. */
   CirculantOperator &
   operator=(CirculantOperator &&) noexcept;
   CirculantOperator(const CirculantOperator &) = delete;
@@ -257,10 +259,10 @@ enum class SparseStop
 /** What a run did. */
 struct SparseRecoveryReport
 {
-  ResolvedBackend backend; ///< what ran
-  SparseStop stop = SparseStop::MaximumIterations;
-  bool converged = false; ///< stop is Converged (or TruthReached with the gap below gapTolerance)
-  unsigned iterations = 0;
+  ResolvedBackend backend;                         ///< what ran
+  SparseStop stop = SparseStop::MaximumIterations; ///< why the run stopped
+  bool converged = false;  ///< stop is Converged (or TruthReached with the gap below gapTolerance)
+  unsigned iterations = 0; ///< iterations done
   /** The parameters as resolved: alpha, alpha_max, the step (CPISTA/FISTA), sigma (CPADMM), ||A||^2's bound. */
   double alpha = 0.0;
   double alphaMax = 0.0;         ///< see alpha
