@@ -8,9 +8,11 @@
 //
 // rho_W(delta) is computed here by the statistical-dimension formula of the
 // l1 descent cone, delta = min_t [eps (1 + t^2) + (1 - eps) 2 ((1 + t^2) Q(t) - t phi(t))]
-// with eps = rho delta (Q the normal tail, phi its density), whose solution
-// is the weak threshold [Donoho2009, §2]; it gives rho_W(0.25) = 0.2674,
-// rho_W(0.5) = 0.3857, rho_W(0.75) = 0.5337.
+// with eps = rho delta (Q the normal tail, phi its density): the statistical
+// dimension of the l1 descent cone [Amelunxen2014, §4], which locates the
+// same curve as [Donoho2009]'s face counts; it gives rho_W(0.25) = 0.2674,
+// rho_W(0.5) = 0.3857, rho_W(0.75) = 0.5337 (0.384 at 0.5 as read from
+// [Donoho2009]'s figures).
 //
 // Measured (n = 512, 20 trials at each of k = 0.9, 1, 1.1 rho_W m, FISTA at
 // relativeAlpha 2e-5, at most 15000 iterations): success 95/65/25 %, 90/50/10 %
@@ -140,7 +142,7 @@ CheckTransition(double delta)
 
 TEST(SparsePhaseTransition, WeakThresholdReferenceValues)
 {
-  // [Donoho2009]'s rho_W, e.g. 0.3856 at delta = 0.5 (their Figure 1's curve).
+  // [Donoho2009]'s rho_W: about 0.384 at delta = 0.5 as read from their curve.
   EXPECT_NEAR(WeakThreshold(0.25), 0.2674, 5e-4);
   EXPECT_NEAR(WeakThreshold(0.5), 0.3857, 5e-4);
   EXPECT_NEAR(WeakThreshold(0.75), 0.5337, 5e-4);
