@@ -150,8 +150,7 @@ RecoverSparse(const CirculantSensing & sensing,
   sensing.Validate();
   parameters.Validate();
   const std::size_t n = sensing.Count();
-  RequireFinite(y, n, "sparse recovery: the measurements");
-  // Zero-filled: values outside the mask are ignored.
+  // Zero-filled: values outside the mask are ignored (also NaN there: a masked-out pixel may hold anything).
   std::vector<Real> measured(n);
   double y2 = 0.0;
   for (std::size_t i = 0; i < n; ++i)
@@ -159,6 +158,7 @@ RecoverSparse(const CirculantSensing & sensing,
     measured[i] = sensing.mask[i] ? y[i] : Real(0);
     y2 += double(measured[i]) * double(measured[i]);
   }
+  RequireFinite(measured.data(), n, "sparse recovery: the measurements (inside the mask)");
   double truth2 = 0.0;
   if (truth.truth != nullptr)
   {
