@@ -24,6 +24,7 @@ from ._denoise import (
     warn_report,
 )
 from ._images import _kind, check_same_grid, to_array
+from ._level_lines import _flag
 
 _CHOICES = {"solver": ("fista", "cpista", "cpadmm"), "threshold": ("proximal", "paper")}
 
@@ -33,12 +34,6 @@ def _choice(value, name):
     if not isinstance(value, str) or value.lower() not in allowed:
         raise ValueError(f"{name} must be one of {', '.join(repr(a) for a in allowed)}, got {value!r}")
     return value.lower()
-
-
-def _flag(value, name):
-    if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
 
 
 def _shape(shape):
