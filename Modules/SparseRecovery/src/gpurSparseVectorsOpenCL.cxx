@@ -166,29 +166,17 @@ public:
   }
 
   Change
-  AdmmUpdate(RealVector x,
-             RealVector cx,
-             RealVector y,
-             RealVector mu,
-             RealVector nu,
-             RealVector z,
-             RealVector a,
-             RealVector c,
-             double rho,
-             double threshold,
-             double tau,
-             bool nonnegative,
-             bool measure) override
+  AdmmUpdate(const AdmmArrays & v, double rho, double threshold, double tau, bool nonnegative, bool measure) override
   {
-    m_AdmmUpdate.Set(R(x),
-                     R(cx),
-                     R(y),
+    m_AdmmUpdate.Set(R(v.x),
+                     R(v.cx),
+                     R(v.y),
                      m_Mask.Get(),
-                     R(mu),
-                     R(nu),
-                     R(z),
-                     R(a),
-                     R(c),
+                     R(v.mu),
+                     R(v.nu),
+                     R(v.z),
+                     R(v.a),
+                     R(v.c),
                      Real(rho),
                      Real(threshold),
                      Real(tau),
