@@ -92,10 +92,12 @@ def test_recovers_a_sparse_signal_and_reports():
         assert relative_error(z, truth) < 1e-2, solver
     assert runs["cpista"][1]["iterations"] > runs["fista"][1]["iterations"]
 
-    # A truth stops the run at the target error.
-    _, r = igr.recover_sparse(y, mask, generator, relative_alpha=1e-4, truth=truth, target_relative_error=1e-2,
-                              backend="cpu", return_report=True)
+    # A truth stops the run at the target error, and says that this is not a converged LASSO solution.
+    with pytest.warns(igr.ConvergenceWarning, match="target error against the truth"):
+        _, r = igr.recover_sparse(y, mask, generator, relative_alpha=1e-4, truth=truth, target_relative_error=1e-2,
+                                  backend="cpu", return_report=True)
     assert r["stop"] == "truth_reached" and r["relative_error"] <= 1e-2 and r["iterations"] < report["iterations"]
+    assert not r["converged"]
 
 
 @pytest.mark.filterwarnings("ignore::itkgpurestoration.ConvergenceWarning")  # a short budget on purpose
