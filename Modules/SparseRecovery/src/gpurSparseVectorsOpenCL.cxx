@@ -32,7 +32,7 @@ public:
 
   VectorsOpenCL(const SensingSpectrum & spectrum, const DeviceInfo & device)
     : m_Context(*DeviceContext::Get(device))
-    , m_Plan(FFTKind::RealToComplex, spectrum.size, 1, (RequireDoubleFor(device), device))
+    , m_Plan(FFTKind::RealToComplex, spectrum.size, 1, device)
     , m_N(m_Plan.SpatialElements())
     , m_H(m_Plan.SpectralElements())
   {
@@ -234,14 +234,6 @@ public:
   }
 
 private:
-  static int
-  RequireDoubleFor(const DeviceInfo & device)
-  {
-    if (sizeof(Real) == 8)
-      RequireDouble(device, "sparse recovery in double precision");
-    return 0;
-  }
-
   const cl::CommandQueue &
   Queue() const
   {
@@ -324,6 +316,8 @@ template<typename Real>
 std::unique_ptr<Vectors<Real>>
 MakeVectorsOpenCL(const SensingSpectrum & spectrum, const DeviceInfo & device)
 {
+  if (sizeof(Real) == 8)
+    RequireDouble(device, "sparse recovery in double precision");
   return TranslateCLErrors([&] { return std::unique_ptr<Vectors<Real>>(new VectorsOpenCL<Real>(spectrum, device)); });
 }
 
