@@ -114,7 +114,9 @@ public:
   /** Plans the transforms; throws InvalidArgument for a bad sensing, and for double on a device without fp64. */
   CirculantOperator(const CirculantSensing & sensing, const ExecutionOptions & execution = ExecutionOptions());
   ~CirculantOperator();
+  /** Movable. */
   CirculantOperator(CirculantOperator &&) noexcept;
+  /** Movable. */
   CirculantOperator &
   operator=(CirculantOperator &&) noexcept;
   CirculantOperator(const CirculantOperator &) = delete;
@@ -199,14 +201,20 @@ struct SparseRecoveryParameters
   double dualStep = 1.0;
   /** Project on x >= 0 in the threshold (sources of light, densities): the prox of alpha ||x||_1 + i_(x >= 0). */
   bool nonnegative = false;
-  /** Stop when ||x_k - x_(k-1)|| / ||x_k|| < tolerance, > 0. */
+  /** Stop when, at a check (see checkInterval), ||x_k - x_(k-1)|| / ||x_k|| < tolerance, > 0. */
   double tolerance = 1e-6;
-  /** And the relative duality gap (P - D) / P at that point is below gapTolerance (> 0) for "converged". */
+  /**
+   * And the relative duality gap (P - D) / P at that point is below gapTolerance (> 0) for "converged".
+   * In float the gap is only known to about 5e-7 / relativeAlpha (the rounding of A^T (y - A x) against
+   * alpha): below relativeAlpha = 1e-3, run in double or raise gapTolerance.
+   */
   double gapTolerance = 1e-3;
   /** At most this many iterations, >= 1. */
   unsigned maximumIterations = 5000;
-  /** The objective and duality gap (two extra FFTs) are computed every checkInterval iterations (>= 1), and
-   * whenever the relative change falls below tolerance. */
+  /**
+   * The relative change, the objective and the duality gap (4 extra FFTs and one wait for the device) are
+   * measured every checkInterval iterations (>= 1) and at the last one; the run stops only at these checks.
+   */
   unsigned checkInterval = 10;
 
   /** Throws InvalidArgument naming the bad parameter and the allowed range. */
@@ -216,7 +224,8 @@ struct SparseRecoveryParameters
 
 /**
  * For benchmarks and tests: a known solution to measure the error against
- * and stop at (null: none). The run stops as soon as ||x - truth|| / ||truth||
+ * and stop at (null: none). The run stops at the first check (see
+ * SparseRecoveryParameters::checkInterval) where ||x - truth|| / ||truth||
  * <= targetRelativeError (0: never by the truth).
  */
 template<typename Real>
@@ -229,13 +238,14 @@ struct SparseRecoveryTruth
 /** What one iteration reached (reported every iteration). */
 struct SparseIterationInfo
 {
-  unsigned iteration = 0;      ///< 1-based
-  double relativeChange = 0.0; ///< ||x_k - x_(k-1)|| / ||x_k||
-  /** The LASSO objective 1/2 ||y - A x||^2 + alpha ||x||_1 where computed (every checkInterval iterations), else NaN.
+  unsigned iteration = 0; ///< 1-based
+  double relativeChange =
+    0.0; ///< ||x_k - x_(k-1)|| / ||x_k|| where measured (every checkInterval iterations), else NaN
+  /** The LASSO objective 1/2 ||y - A x||^2 + alpha ||x||_1 where measured (every checkInterval iterations), else NaN.
    */
   double objective = 0.0;
   double relativeGap = 0.0;   ///< the relative duality gap where computed, else NaN
-  double relativeError = 0.0; ///< ||x - truth|| / ||truth|| when a truth is given, else NaN
+  double relativeError = 0.0; ///< ||x - truth|| / ||truth|| where measured, when a truth is given, else NaN
 };
 
 /** Why a run stopped. */
@@ -249,17 +259,21 @@ enum class SparseStop
 /** What a run did. */
 struct SparseRecoveryReport
 {
-  ResolvedBackend backend; ///< what ran
-  SparseStop stop = SparseStop::MaximumIterations;
-  bool converged = false; ///< stop is Converged (or TruthReached with the gap below gapTolerance)
-  unsigned iterations = 0;
+  ResolvedBackend backend;                         ///< what ran
+  SparseStop stop = SparseStop::MaximumIterations; ///< why the run stopped
+  bool converged = false;  ///< stop is Converged (or TruthReached with the gap below gapTolerance)
+  unsigned iterations = 0; ///< iterations done
   /** The parameters as resolved: alpha, alpha_max, the step (CPISTA/FISTA), sigma (CPADMM), ||A||^2's bound. */
   double alpha = 0.0;
   double alphaMax = 0.0;         ///< see alpha
   double step = 0.0;             ///< see alpha
   double sigma = 0.0;            ///< see alpha
   double normSquaredBound = 0.0; ///< see alpha
-  /** At the output: objective, relative duality gap, data residual ||y - A x|| / ||y||, nonzeros, relative change. */
+  /**
+   * At the output: objective, relative duality gap, data residual ||y - A x|| / ||y||, nonzeros, relative change.
+   * The objective and gap are those of the LASSO the iteration solves: weight alpha, or alpha / step with
+   * SparseThreshold::PaperLiteral.
+   */
   double objective = 0.0;
   double relativeGap = 0.0;      ///< see objective
   double relativeResidual = 0.0; ///< see objective
