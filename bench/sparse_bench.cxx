@@ -14,9 +14,9 @@
 // numpy ISTA on the same problems (--save-problems writes them). Prints tables
 // and writes JSON.
 //
-//   sparse_bench [--min-log2 10] [--max-log2 16] [--solvers cpista,fista,cpadmm] [--reals float]
+//   sparse_bench [--min-log2 10] [--max-log2 15] [--solvers cpista,fista,cpadmm] [--reals float]
 //                [--devices SELECTION] [--sparsity 0.05] [--ratio 0.5] [--target 1e-4]
-//                [--relative-alpha 1e-5] [--max-iterations 20000] [--solve-budget 20]
+//                [--relative-alpha 1e-5] [--max-iterations 20000] [--solve-budget 15]
 //                [--dense-max-log2 14] [--dense-budget S] [--rho R] [--relative-sigma S] [--dual-step T]
 //                [--seed S] [--save-problems DIR] [--check] [--json FILE] [--quick]
 #include "gpurBench.h"
@@ -73,15 +73,15 @@ constexpr double kRhoPerAlpha = 100, kRelativeSigmaPerAlpha = 10;
 
 struct Options
 {
-  unsigned minLog2 = 10, maxLog2 = 16; // --quick: 10, 10
+  unsigned minLog2 = 10, maxLog2 = 15; // --quick: 10, 10
   std::string solvers = "cpista,fista,cpadmm";
   std::string reals = "float";
   std::string devices;
   double sparsity = 0.05, ratio = 0.5, target = 1e-4, relativeAlpha = kRelativeAlpha;
   unsigned maxIterations = 20000;
-  double solveBudget = 20;    // seconds a solve to the target may take
+  double solveBudget = 15;    // seconds a solve to the target may take
   unsigned denseMaxLog2 = 14; // the dense m x n matrix: 2^27 floats (512 MiB) at 2^14
-  double denseBudget = 60;    // seconds: beyond, the dense ISTA's time is projected from its seconds per iteration
+  double denseBudget = 20;    // seconds: beyond, the dense ISTA's time is projected from its seconds per iteration
   double rho = 0, relativeSigma = 0; // 0: kRhoPerAlpha and kRelativeSigmaPerAlpha x relativeAlpha
   double dualStep = 0;               // 0: the engine's default
   unsigned seed = 15;
@@ -141,7 +141,7 @@ ParseOptions(int argc, char * argv[], Options & o)
     "device, beside ISTA with the dense matrix. Prints tables and writes JSON.");
   parser.AddUnsigned("--min-log2", "P", "Smallest n = 2^P (default 10).", o.minLog2, 4, 26);
   parser.AddUnsigned(
-    "--max-log2", "P", "Largest n = 2^P (default 16, a few minutes on 2 CPU cores; 24 on a GPU).", o.maxLog2, 4, 26);
+    "--max-log2", "P", "Largest n = 2^P (default 15, about 5 minutes on 2 CPU cores; 24 on a GPU).", o.maxLog2, 4, 26);
   parser.AddString("--solvers", "LIST", "Solvers: cpista, fista, cpadmm (default all three).", o.solvers);
   parser.AddString("--reals", "LIST", "Precisions: float, double (default float, as [Fiandrotti2018]).", o.reals);
   parser.AddString(
@@ -167,7 +167,7 @@ ParseOptions(int argc, char * argv[], Options & o)
     "--max-iterations", "N", "Iteration budget of a solve (default 20000).", o.maxIterations, 1, 10000000);
   parser.AddDouble("--solve-budget",
                    "S",
-                   "Seconds a solve to the target may take (default 20; not with --quick); a solve cut short "
+                   "Seconds a solve to the target may take (default 15; not with --quick); a solve cut short "
                    "says so, with the error it reached.",
                    o.solveBudget,
                    gpur::cli::ParsePositiveDouble);
@@ -179,7 +179,7 @@ ParseOptions(int argc, char * argv[], Options & o)
                      16);
   parser.AddDouble("--dense-budget",
                    "S",
-                   "Seconds the dense ISTA / FISTA may run to the target (default 60); beyond, its time is projected "
+                   "Seconds the dense ISTA / FISTA may run to the target (default 20); beyond, its time is projected "
                    "from its seconds per iteration and CPISTA's / FISTA's iterations (the same iteration), marked "
                    "so.",
                    o.denseBudget,
@@ -200,8 +200,8 @@ ParseOptions(int argc, char * argv[], Options & o)
                    "DIR/sparse_<n>_mask.u8, for bench/sparse_compare.py.",
                    o.saveProblems);
   parser.AddSwitch("--check",
-                   "Exit with status 1 unless FISTA and CPADMM reach the target everywhere, the dense ISTA takes "
-                   "CPISTA's iterations, and the backends agree on the iteration counts (for tests).",
+                   "Exit with status 1 unless FISTA and CPADMM reach the target everywhere, and the backends and "
+                   "the dense baselines agree on the iteration counts within 5 % (for tests).",
                    o.check);
   parser.AddString("--json", "FILE", "Where to write the JSON results.", o.json);
   parser.AddSwitch("--quick", "n = 2^10 only, short timings, at most 10000 iterations, for smoke tests.", o.quick);
@@ -341,7 +341,7 @@ RunSolver(const Problem & p, gpur::SparseSolver solver, const Target & t, const 
         parameters.maximumIterations = iterations;
         const gpur::SparseRecoveryReport report =
           gpur::RecoverSparse(p.sensing, y.data(), x.data(), parameters, t.execution);
-        r.bytes = report.bytes;
+        r.bytes = report.bytes; // a user's solve: without the truth, which a run to the target holds too
         r.setupSeconds = report.setupSeconds;
         return report.seconds - report.setupSeconds; // the planning's jitter would swamp a few iterations
       },
@@ -377,7 +377,6 @@ RunSolver(const Problem & p, gpur::SparseSolver solver, const Target & t, const 
     r.reached = report.stop == gpur::SparseStop::TruthReached;
     r.seconds = report.seconds;
     r.relativeError = report.relativeError;
-    r.bytes = report.bytes;
   }
   catch (const gpur::Aborted &)
   {
@@ -618,19 +617,21 @@ RunDense(const Problem & p,
   };
   r.secondsPerIteration =
     BestSecondsPerIteration([&](unsigned iterations) { return run(iterations, false); }, 1, o, r.solver);
+  // Where the FFT solver did not reach the target, neither does the same
+  // iteration here: its seconds per iteration are the figure.
   const bool known = reference && reference->reached;
-  const double expected = known ? double(reference->iterations) : double(o.maxIterations);
-  if (expected * r.secondsPerIteration <= o.denseBudget)
+  r.iterations = 0;
+  r.relativeError = kNaN;
+  if (known && reference->iterations * r.secondsPerIteration <= o.denseBudget)
   {
-    r.seconds = r.setupSeconds + run(unsigned(expected * 1.1) + 10, true);
+    r.seconds = r.setupSeconds + run(unsigned(reference->iterations * 1.1) + 10, true);
     r.reached = r.relativeError <= o.target;
   }
-  else
+  else if (known)
   {
-    r.projected = known;
-    r.iterations = known ? reference->iterations : 0;
-    r.seconds = known ? r.setupSeconds + r.iterations * r.secondsPerIteration : kNaN;
-    r.relativeError = kNaN;
+    r.projected = true;
+    r.iterations = reference->iterations;
+    r.seconds = r.setupSeconds + r.iterations * r.secondsPerIteration;
   }
   return r;
 }
@@ -808,12 +809,15 @@ Check(const std::vector<Row> & rows, const Options & o)
       continue;
     if ((r.solver == "FISTA" || r.solver == "CPADMM") && !r.reached)
       failures.push_back(what + " did not reach " + Format(o.target, 0, true));
-    for (const Row & other : rows) // the same iteration on every backend, and dense ISTA = CPISTA
+    // The same iteration on every backend, and dense ISTA / FISTA = CPISTA / FISTA: the same count within 5 %
+    // and one check interval (rounding differs, and FISTA's path near the threshold amplifies it over thousands
+    // of iterations: 3928 to 4041 iterations for one problem at n = 512 in float64).
+    for (const Row & other : rows)
     {
       const bool same = other.n == r.n && other.real == r.real && other.skipped.empty() && other.reached && r.reached;
       const bool pair = (other.solver == r.solver && other.target != r.target) ||
                         (r.solver == DenseOf(other.solver) && other.target == r.target);
-      if (same && pair && std::abs(double(other.iterations) - double(r.iterations)) > 0.02 * r.iterations + 2)
+      if (same && pair && std::abs(double(other.iterations) - double(r.iterations)) > 0.05 * r.iterations + 10)
         failures.push_back(what + " took " + std::to_string(r.iterations) + " iterations, " + other.solver + " on " +
                            other.target + " " + std::to_string(other.iterations));
     }

@@ -25,9 +25,9 @@ Installing the peer (never into the shared environment)::
 
     python3 -m pip install --target ../pylops-site pylops   # then PYTHONPATH=../pylops-site
 
-    python3 bench/sparse_compare.py [--bench build/bin/sparse_bench] [--min-log2 10] [--max-log2 16]
-        [--solvers ...] [--devices SELECTION] [--budget 60] [--dense-max-log2 13] [--json sparse_compare.json]
-        [--quick]
+    python3 bench/sparse_compare.py [--bench build/bin/sparse_bench] [--min-log2 10] [--max-log2 15]
+        [--solvers ...] [--devices SELECTION] [--budget 20] [--ista-max-log2 12] [--dense-max-log2 13]
+        [--bench-json FILE --problems DIR] [--json sparse_compare.json] [--quick]
 """
 
 import argparse
@@ -283,13 +283,21 @@ def print_table(results, target):
         print("  ".join(v.ljust(w) if c < 3 else v.rjust(w) for c, (v, w) in enumerate(zip(row, widths))).rstrip())
 
 
-def main():
+def problem_sizes(directory):
+    """The n of every problem saved in directory (sparse_<n>_truth.f64)."""
+    names = [f for f in os.listdir(directory) if f.startswith("sparse_") and f.endswith("_truth.f64")]
+    return sorted(int(f.split("_")[1]) for f in names)
+
+
+def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bench", default=os.path.join("build", "bin", "sparse_bench"), help="the C++ benchmark")
-    parser.add_argument("--bench-json", help="reuse this sparse_bench JSON and --problems instead of running it")
-    parser.add_argument("--problems", help="with --bench-json: the directory it saved the problems in")
+    parser.add_argument("--problems", help="run the peers on the problems saved here (sparse_bench --save-problems) "
+                        "instead of running sparse_bench")
+    parser.add_argument("--bench-json", help="with --problems: the JSON of the sparse_bench run that saved them, "
+                        "for our rows")
     parser.add_argument("--min-log2", type=int, default=10)
-    parser.add_argument("--max-log2", type=int, default=16)
+    parser.add_argument("--max-log2", type=int, default=15)
     parser.add_argument("--solvers", default="", help="passed to sparse_bench (default: all three)")
     parser.add_argument("--devices", default="", help="passed to sparse_bench (default: every OpenCL device)")
     parser.add_argument("--sparsity", type=float, default=0.05)
@@ -298,15 +306,20 @@ def main():
     parser.add_argument("--target", type=float, default=1e-4)
     parser.add_argument("--relative-alpha", type=float, default=1e-5)
     parser.add_argument("--max-iterations", type=int, default=20000)
-    parser.add_argument("--budget", type=float, default=60.0, help="seconds per peer solve at most")
+    parser.add_argument("--budget", type=float, default=20.0, help="seconds per peer solve at most")
+    parser.add_argument("--ista-max-log2", type=int, default=12,
+                        help="largest n of the ISTA peers, PyLops and dense (they stay far from the target: see the "
+                        "benchmark's CPISTA; 0: none)")
     parser.add_argument("--dense-max-log2", type=int, default=13, help="largest n of the dense numpy solvers")
     parser.add_argument("--no-pylops", action="store_true", help="leave PyLops out")
     parser.add_argument("--json", default="sparse_compare.json")
     parser.add_argument("--quick", action="store_true", help="n = 2^10, short budgets (smoke test)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.quick:
         args.min_log2 = args.max_log2 = 10
         args.budget = min(args.budget, 10.0)
+    if args.bench_json and not args.problems:
+        parser.error("--bench-json needs --problems")
 
     pylops_version = None
     if not args.no_pylops:
@@ -319,26 +332,29 @@ def main():
                   file=sys.stderr)
 
     with tempfile.TemporaryDirectory() as scratch:
-        if args.bench_json:
-            with open(args.bench_json) as f:
-                bench = json.load(f)
+        if args.problems:
             directory = args.problems
-            if not directory:
-                parser.error("--bench-json needs --problems")
+            bench = {"results": []}
+            if args.bench_json:
+                with open(args.bench_json) as f:
+                    bench = json.load(f)
         else:
-            bench = run_bench(args, scratch)
             directory = scratch
+            bench = run_bench(args, scratch)
         results = ours_from_bench(bench)
-        sizes = sorted({r["n"] for r in bench["results"]})
-        for n in sizes:
+        for n in problem_sizes(directory):
+            if not 2**args.min_log2 <= n <= 2**args.max_log2:
+                continue
             problem = Problem(directory, n)
             peers = [("numpy FFT FISTA", lambda p: numpy_fista(p, args))]
             if pylops_version:
-                peers += [("PyLops FISTA", lambda p: pylops_solver(p, True, args)),
-                          ("PyLops ISTA", lambda p: pylops_solver(p, False, args))]
+                peers.append(("PyLops FISTA", lambda p: pylops_solver(p, True, args)))
+                if n <= 2**args.ista_max_log2:
+                    peers.append(("PyLops ISTA", lambda p: pylops_solver(p, False, args)))
             if n <= 2**args.dense_max_log2:
-                peers += [("numpy dense FISTA", lambda p: dense_solver(p, True, args)),
-                          ("numpy dense ISTA", lambda p: dense_solver(p, False, args))]
+                peers.append(("numpy dense FISTA", lambda p: dense_solver(p, True, args)))
+                if n <= 2**args.ista_max_log2:
+                    peers.append(("numpy dense ISTA", lambda p: dense_solver(p, False, args)))
             for name, run in peers:
                 print(f"sparse_compare: n = {n} {name}...", file=sys.stderr, flush=True)
                 results.append(run(problem))
@@ -346,13 +362,15 @@ def main():
     print(f"\nSeconds to a relative error of {args.target:g} (set-up included; '> S': not reached in S seconds; "
           "iter with '+': not reached):")
     print_table(results, args.target)
+    summary = {"benchmark": "sparse_compare", "quick": args.quick,
+               "machine": platform.processor() or platform.machine(), "numpy": np.__version__,
+               "pylops": pylops_version, "problem": bench.get("problem"), "relativeAlpha": args.relative_alpha,
+               "target": args.target, "bench": {"devices": bench.get("devices"), "backends": bench.get("backends")},
+               "results": [r.as_json() for r in results]}
     with open(args.json, "w") as f:
-        json.dump({"benchmark": "sparse_compare", "quick": args.quick, "machine": platform.processor() or
-                   platform.machine(), "numpy": np.__version__, "pylops": pylops_version,
-                   "problem": bench.get("problem"), "relativeAlpha": args.relative_alpha, "target": args.target,
-                   "bench": {"devices": bench.get("devices"), "backends": bench.get("backends")},
-                   "results": [r.as_json() for r in results]}, f, indent=1)
+        json.dump(summary, f, indent=1)
     print(f"\nwrote {args.json}")
+    return summary
 
 
 if __name__ == "__main__":
