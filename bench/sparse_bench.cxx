@@ -10,14 +10,14 @@
 // reads down a column), and the bytes held (linear in n). Beside them the
 // paper's baseline, ISTA with the dense m x n matrix (PISTA [Fiandrotti2018,
 // §5]), and FISTA with it, where the matrix fits (--dense-max-log2), and the
-// copy bandwidth measured in the same run. bench/sparse_compare.py runs PyLops and a dense
-// numpy ISTA on the same problems (--save-problems writes them). Prints tables
-// and writes JSON.
+// copy bandwidth measured in the same run. bench/sparse_compare.py runs PyLops
+// [Ravasi2020], numpy FISTA and dense numpy ISTA/FISTA on the same problems
+// (--save-problems writes them). Prints tables and writes JSON.
 //
 //   sparse_bench [--min-log2 10] [--max-log2 15] [--solvers cpista,fista,cpadmm] [--reals float]
 //                [--devices SELECTION] [--sparsity 0.05] [--ratio 0.5] [--target 1e-4]
 //                [--relative-alpha 1e-5] [--max-iterations 20000] [--solve-budget 15]
-//                [--dense-max-log2 14] [--dense-budget S] [--rho R] [--relative-sigma S] [--dual-step T]
+//                [--dense-max-log2 14] [--dense-budget 20] [--rho R] [--relative-sigma S] [--dual-step T]
 //                [--seed S] [--save-problems DIR] [--check] [--json FILE] [--quick]
 #include "gpurBench.h"
 #include "gpurCommandLine.h"
@@ -62,12 +62,12 @@ constexpr double kRelativeAlpha = 1e-5;
 /**
  * CPADMM's penalties, as multiples of relativeAlpha. The fewest iterations to
  * the target lie along rho = 10 relativeSigma, at rho = 100 relativeAlpha
- * (within 10 % of the best of a grid of rho and relativeSigma over three
- * decades each, at relativeAlpha = 1e-5, 1e-4 and 1e-3, k/n = 0.05 and 0.10,
- * n = 2^12 and 2^15; numpy float64 runs of the iteration). The engine's
- * defaults (rho 0.1, relativeSigma 0.01) are this rule at its default
- * relativeAlpha of 1e-3; at the benchmark's 1e-5 they take 20 to 35 times the
- * iterations (3300 to 8300 instead of 150 to 240).
+ * (within 16 % of the best of a grid of rho and relativeSigma over four and
+ * five decades at relativeAlpha = 1e-5, the best at 1e-4 and 1e-3; k/n = 0.05
+ * and 0.10, n = 2^12 and 2^15; numpy float64 runs of the iteration, see
+ * docs/benchmarks.md). The engine's defaults (rho 0.1, relativeSigma 0.01)
+ * are this rule at its default relativeAlpha of 1e-3; at the benchmark's 1e-5
+ * they take 23 to 39 times the iterations (3300 to 8300 instead of 150 to 240).
  */
 constexpr double kRhoPerAlpha = 100, kRelativeSigmaPerAlpha = 10;
 
