@@ -300,6 +300,14 @@ RecoverSparse(const CirculantSensing & sensing,
     });
   if (report.stop == SparseStop::MaximumIterations)
     report.warnings.push_back(NotConvergedWarning(report, parameters));
+  if (report.stop == SparseStop::TruthReached && !report.converged)
+  {
+    std::ostringstream message;
+    message << "stopped at the target error against the truth (" << report.relativeError
+            << ") before the relative duality gap (" << report.relativeGap << ") fell below gapTolerance ("
+            << parameters.gapTolerance << "): not a converged LASSO solution";
+    report.warnings.push_back(message.str());
+  }
   for (std::size_t i = 0; i < n; ++i)
   {
     x[i] = result[i];

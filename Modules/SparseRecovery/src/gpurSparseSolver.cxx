@@ -96,8 +96,12 @@ Iteration<Real>::Step(bool measure)
     m_V.AdmmSpectra(m_S, m_S2, m_C.rho, m_C.sigma);
     m_V.Inverse(m_S, m_X);
     m_V.Inverse(m_S2, m_Cx);
-    return m_V.AdmmUpdate(
-      m_X, m_Cx, m_Y, m_Mu, m_Nu, m_Z, m_A, m_Cc, m_C.rho, m_C.threshold, m_C.dualStep, m_C.nonnegative, measure);
+    return m_V.AdmmUpdate(AdmmArrays{ m_X, m_Cx, m_Y, m_Mu, m_Nu, m_Z, m_A, m_Cc },
+                          m_C.rho,
+                          m_C.threshold,
+                          m_C.dualStep,
+                          m_C.nonnegative,
+                          measure);
   }
   // The proximal gradient step at w (w = x for CPISTA) [Fiandrotti2018, Algorithm 1; Beck2009, eq. (4.1)].
   Gradient(m_W, m_R, m_G);

@@ -56,6 +56,12 @@ struct Measures
   double error2 = 0.0;      ///< ||x - truth||^2 (0 without a truth)
 };
 
+/** The arrays of a CPADMM update (Vectors::AdmmUpdate). */
+struct AdmmArrays
+{
+  RealVector x, cx, y, mu, nu, z, a, c; ///< x, C' x, y, the duals mu and nu, z, and the next inputs a and c
+};
+
 /** The sensing's spectrum and mask, shared by both backends. */
 struct SensingSpectrum
 {
@@ -146,19 +152,7 @@ public:
    * Returns the change of z when `measure`.
    */
   virtual Change
-  AdmmUpdate(RealVector x,
-             RealVector cx,
-             RealVector y,
-             RealVector mu,
-             RealVector nu,
-             RealVector z,
-             RealVector a,
-             RealVector c,
-             double rho,
-             double threshold,
-             double tau,
-             bool nonnegative,
-             bool measure) = 0;
+  AdmmUpdate(const AdmmArrays & arrays, double rho, double threshold, double tau, bool nonnegative, bool measure) = 0;
   /** The reductions of a check (see Measures); truth may be null. */
   virtual Measures
   Measure(RealVector x, RealVector r, RealVector g, RealVector y, const RealVector * truth, bool nonnegative) = 0;

@@ -164,22 +164,10 @@ public:
   }
 
   Change
-  AdmmUpdate(RealVector x,
-             RealVector cx,
-             RealVector y,
-             RealVector mu,
-             RealVector nu,
-             RealVector z,
-             RealVector a,
-             RealVector c,
-             double rho,
-             double threshold,
-             double tau,
-             bool nonnegative,
-             bool measure) override
+  AdmmUpdate(const AdmmArrays & v, double rho, double threshold, double tau, bool nonnegative, bool measure) override
   {
-    const Real *px = R(x), *pcx = R(cx), *py = R(y);
-    Real *pmu = R(mu), *pnu = R(nu), *pz = R(z), *pa = R(a), *pc = R(c);
+    const Real *px = R(v.x), *pcx = R(v.cx), *py = R(v.y);
+    Real *pmu = R(v.mu), *pnu = R(v.nu), *pz = R(v.z), *pa = R(v.a), *pc = R(v.c);
     const std::uint8_t * mask = m_Mask.data();
     const Real r = Real(rho), t = Real(threshold), s = Real(tau);
     const Real dIn = Real(1.0 / (1.0 + rho)), dOut = Real(1.0 / rho);

@@ -32,7 +32,7 @@ public:
 
   VectorsOpenCL(const SensingSpectrum & spectrum, const DeviceInfo & device)
     : m_Context(*DeviceContext::Get(device))
-    , m_Plan(FFTKind::RealToComplex, spectrum.size, 1, (RequireDoubleFor(device), device))
+    , m_Plan(FFTKind::RealToComplex, spectrum.size, 1, device)
     , m_N(m_Plan.SpatialElements())
     , m_H(m_Plan.SpectralElements())
   {
@@ -166,29 +166,17 @@ public:
   }
 
   Change
-  AdmmUpdate(RealVector x,
-             RealVector cx,
-             RealVector y,
-             RealVector mu,
-             RealVector nu,
-             RealVector z,
-             RealVector a,
-             RealVector c,
-             double rho,
-             double threshold,
-             double tau,
-             bool nonnegative,
-             bool measure) override
+  AdmmUpdate(const AdmmArrays & v, double rho, double threshold, double tau, bool nonnegative, bool measure) override
   {
-    m_AdmmUpdate.Set(R(x),
-                     R(cx),
-                     R(y),
+    m_AdmmUpdate.Set(R(v.x),
+                     R(v.cx),
+                     R(v.y),
                      m_Mask.Get(),
-                     R(mu),
-                     R(nu),
-                     R(z),
-                     R(a),
-                     R(c),
+                     R(v.mu),
+                     R(v.nu),
+                     R(v.z),
+                     R(v.a),
+                     R(v.c),
                      Real(rho),
                      Real(threshold),
                      Real(tau),
@@ -246,14 +234,6 @@ public:
   }
 
 private:
-  static int
-  RequireDoubleFor(const DeviceInfo & device)
-  {
-    if (sizeof(Real) == 8)
-      RequireDouble(device, "sparse recovery in double precision");
-    return 0;
-  }
-
   const cl::CommandQueue &
   Queue() const
   {
@@ -336,6 +316,8 @@ template<typename Real>
 std::unique_ptr<Vectors<Real>>
 MakeVectorsOpenCL(const SensingSpectrum & spectrum, const DeviceInfo & device)
 {
+  if (sizeof(Real) == 8)
+    RequireDouble(device, "sparse recovery in double precision");
   return TranslateCLErrors([&] { return std::unique_ptr<Vectors<Real>>(new VectorsOpenCL<Real>(spectrum, device)); });
 }
 

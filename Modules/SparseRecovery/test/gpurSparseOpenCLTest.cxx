@@ -8,8 +8,6 @@
 
 #include <gtest/gtest.h>
 
-#include <random>
-
 #define REQUIRE_OPENCL()                                                                                               \
   if (!gpur::HaveOpenCLDevice())                                                                                       \
   GTEST_SKIP() << "no OpenCL device"
@@ -20,33 +18,6 @@ namespace
 {
 
 using namespace sparsetest;
-
-template<typename Real>
-std::vector<Real>
-RandomVector(std::size_t n, unsigned seed)
-{
-  std::mt19937_64 random(seed);
-  std::normal_distribution<double> normal;
-  std::vector<Real> v(n);
-  for (auto & x : v)
-    x = Real(normal(random));
-  return v;
-}
-
-CirculantSensing
-TestSensing(const std::vector<std::size_t> & size,
-            const std::vector<std::size_t> & psfSize,
-            double ratio,
-            unsigned seed)
-{
-  CirculantSensing s = MakeGaussianCirculantSensing(size, ratio, seed);
-  if (!psfSize.empty())
-  {
-    s.psfSize = psfSize;
-    s.psf = TestPSF(psfSize);
-  }
-  return s;
-}
 
 template<typename Real>
 void

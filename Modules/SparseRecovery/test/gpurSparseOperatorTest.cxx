@@ -7,39 +7,12 @@
 
 #include <gtest/gtest.h>
 
-#include <random>
-
 namespace gpur
 {
 namespace
 {
 
 using namespace sparsetest;
-
-template<typename Real>
-std::vector<Real>
-RandomVector(std::size_t n, unsigned seed)
-{
-  std::mt19937_64 random(seed);
-  std::normal_distribution<double> normal;
-  std::vector<Real> v(n);
-  for (auto & x : v)
-    x = Real(normal(random));
-  return v;
-}
-
-/** A sensing of the given size with a PSF of psfSize (empty: none). */
-CirculantSensing
-TestSensing(const std::vector<std::size_t> & size, const std::vector<std::size_t> & psfSize, unsigned seed)
-{
-  CirculantSensing s = MakeGaussianCirculantSensing(size, 0.5, seed);
-  if (!psfSize.empty())
-  {
-    s.psfSize = psfSize;
-    s.psf = TestPSF(psfSize);
-  }
-  return s;
-}
 
 struct Case
 {
@@ -55,7 +28,7 @@ TEST(SparseOperator, MatchesDenseMatrixFromDefinitions)
 {
   for (const Case & c : kCases)
   {
-    const CirculantSensing s = TestSensing(c.size, c.psfSize, 7);
+    const CirculantSensing s = TestSensing(c.size, c.psfSize, 0.5, 7);
     const std::vector<double> dense = DenseSensing(s);
     const std::size_t n = s.Count();
     const CirculantOperator<double> op(s, MakeExecution(Backend::CPU));
@@ -92,7 +65,7 @@ CheckAdjoint(double tolerance)
 {
   for (const Case & c : kCases)
   {
-    const CirculantSensing s = TestSensing(c.size, c.psfSize, 11);
+    const CirculantSensing s = TestSensing(c.size, c.psfSize, 0.5, 11);
     const std::size_t n = s.Count();
     const CirculantOperator<Real> op(s, MakeExecution(Backend::CPU));
     const std::vector<Real> x = RandomVector<Real>(n, 5), y = RandomVector<Real>(n, 6);
@@ -103,7 +76,7 @@ CheckAdjoint(double tolerance)
     EXPECT_NEAR(left, right, tolerance * Norm(ax) * Norm(y)) << "size " << n << " psf " << s.psf.size();
   }
   // A larger 2D case with odd and even axes.
-  CirculantSensing s = TestSensing({ 64, 33 }, { 7, 6 }, 12);
+  CirculantSensing s = TestSensing({ 64, 33 }, { 7, 6 }, 0.5, 12);
   const std::size_t n = s.Count();
   const CirculantOperator<Real> op(s, MakeExecution(Backend::CPU));
   const std::vector<Real> x = RandomVector<Real>(n, 7), y = RandomVector<Real>(n, 8);
@@ -129,7 +102,7 @@ CheckSolveShifted(double tolerance)
 {
   for (const Case & c : kCases)
   {
-    const CirculantSensing s = TestSensing(c.size, c.psfSize, 13);
+    const CirculantSensing s = TestSensing(c.size, c.psfSize, 0.5, 13);
     const std::size_t n = s.Count();
     const CirculantOperator<Real> op(s, MakeExecution(Backend::CPU));
     // C' = C B is A with every row sampled.
@@ -163,7 +136,7 @@ TEST(SparseOperator, SolveShiftedResidualFloat)
 
 TEST(SparseOperator, MeasureCirculantIsApply)
 {
-  const CirculantSensing s = TestSensing({ 12, 10 }, { 3, 5 }, 14);
+  const CirculantSensing s = TestSensing({ 12, 10 }, { 3, 5 }, 0.5, 14);
   const std::vector<float> x = RandomVector<float>(s.Count(), 1);
   std::vector<float> y(s.Count()), z(s.Count());
   MeasureCirculant(s, x.data(), y.data(), MakeExecution(Backend::CPU));

@@ -305,6 +305,8 @@ TEST(SparseRecovery, TruthStopsTheRunAndZeroMeasurementsGiveZero)
   EXPECT_LE(report.relativeError, 1e-2);
   EXPECT_NEAR(RelativeDifference(x, p.truth), report.relativeError, 1e-9);
   EXPECT_EQ(report.iterations % parameters.checkInterval, 0u);
+  EXPECT_EQ(report.converged, report.relativeGap < parameters.gapTolerance);
+  EXPECT_EQ(report.warnings.size(), report.converged ? 0u : 1u);
 
   const std::vector<double> zero(200, 0.0);
   std::vector<double> out(200, 5.0);

@@ -159,6 +159,35 @@ TestPSF(const std::vector<std::size_t> & size)
   return p;
 }
 
+/** n values drawn from N(0, 1). */
+template<typename Real>
+std::vector<Real>
+RandomVector(std::size_t n, unsigned seed)
+{
+  std::mt19937_64 random(seed);
+  std::normal_distribution<double> normal;
+  std::vector<Real> v(n);
+  for (auto & x : v)
+    x = Real(normal(random));
+  return v;
+}
+
+/** A Gaussian sensing of the given size and ratio with TestPSF of psfSize (empty: no PSF). */
+inline CirculantSensing
+TestSensing(const std::vector<std::size_t> & size,
+            const std::vector<std::size_t> & psfSize,
+            double ratio,
+            unsigned seed)
+{
+  CirculantSensing s = MakeGaussianCirculantSensing(size, ratio, seed);
+  if (!psfSize.empty())
+  {
+    s.psfSize = psfSize;
+    s.psf = TestPSF(psfSize);
+  }
+  return s;
+}
+
 } // namespace sparsetest
 } // namespace gpur
 
