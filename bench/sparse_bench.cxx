@@ -42,7 +42,9 @@
 namespace
 {
 
+using gpur::bench::Cell;
 using gpur::bench::Format;
+using gpur::bench::JsonNumber;
 using gpur::bench::JsonString;
 using gpur::bench::Target;
 
@@ -636,12 +638,6 @@ RunDense(const Problem & p,
   return r;
 }
 
-std::string
-Cell(double value, int digits, bool scientific = false)
-{
-  return std::isnan(value) ? "-" : Format(value, digits, scientific);
-}
-
 /** "2^14" */
 std::string
 PowerOfTwo(std::size_t n)
@@ -741,16 +737,6 @@ PrintSummary(const std::vector<Row> & rows, const std::string & real)
   gpur::bench::PrintTable(std::cout, table, 1);
   for (std::size_t c = 0; c < columns.size(); ++c)
     std::cout << "  [" << c + 1 << "] " << columns[c] << "\n";
-}
-
-std::string
-JsonNumber(double value)
-{
-  if (std::isnan(value) || std::isinf(value))
-    return "null";
-  std::ostringstream s;
-  s << std::setprecision(6) << value;
-  return s.str();
 }
 
 void

@@ -268,7 +268,7 @@ def time_cell(r):
         return cell(r.seconds, 3)
     if r.note == "projected":
         return cell(r.seconds, 1) + " (proj.)"
-    return "> " + cell(r.seconds, 1)
+    return "> " + cell(r.seconds, 1) if r.iterations else "-"  # no iterations: timed per iteration only
 
 
 def print_table(results, target):
@@ -276,7 +276,8 @@ def print_table(results, target):
     rows = [header]
     for r in sorted(results, key=lambda r: (r.n, r.method, r.backend)):
         rows.append([f"2^{int(np.log2(r.n))}", r.method, r.backend, cell(r.setup, 4),
-                     f"{r.iterations}{'' if r.reached or r.note == 'projected' else '+'}", time_cell(r),
+                     f"{r.iterations}{'' if r.reached or r.note == 'projected' else '+'}" if r.iterations else "-",
+                     time_cell(r),
                      cell(1e3 * r.per_iteration(), 3), "-" if not np.isfinite(r.error) else f"{r.error:.1e}"])
     widths = [max(len(row[c]) for row in rows) for c in range(len(header))]
     for row in rows:

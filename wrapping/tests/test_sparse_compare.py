@@ -47,5 +47,5 @@ def test_sparse_compare_peers(tmp_path):
     assert fista["reached"] and fista["relativeError"] <= 1e-4 and 100 < fista["iterations"] < 20000
     assert dense["reached"] and abs(dense["iterations"] - fista["iterations"]) <= 0.05 * fista["iterations"]
     if summary["pylops"]:  # PyLops's FISTA with eps = 2 alpha and our step: the same iterates
-        pylops_fista = rows["PyLops FISTA"]
-        assert pylops_fista["reached"] and abs(pylops_fista["iterations"] - fista["iterations"]) <= 0.05 * fista["iterations"]
+        peer = rows["PyLops FISTA"]
+        assert peer["reached"] and abs(peer["iterations"] - fista["iterations"]) <= 0.05 * fista["iterations"]
