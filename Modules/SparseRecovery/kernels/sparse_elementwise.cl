@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 // The fused elementwise steps of the sparse-recovery solvers on real arrays
 // (gpurSparseVectors.h documents each; gpurSparseVectorsCPU.cxx is the CPU
-// twin). Every kernel is a grid-stride loop over n values; the ones that
-// measure reduce their sums per work-group (gpur_reduce.cl) into `partials`,
-// which the host adds in double, and only when `measure` is set, so an
+// twin). Every kernel is a grid-stride loop over n values whose body has no
+// data-dependent branch (loads are unconditional, choices are selects), so
+// that CPU drivers such as PoCL vectorise it across work-items. The kernels
+// that measure reduce their sums per work-group (gpur_reduce.cl) into
+// `partials`, which the host adds in double, only when `measure` is set, so an
 // iteration without a check never waits for the host.
 // Requires gpur_common.cl and gpur_reduce.cl.
 
-// The soft threshold of u at t, or max(u - t, 0) when nonnegative (sparse::Shrink).
+// The soft threshold of u at t, u - clamp(u, -t, t), or max(u - t, 0) when nonnegative (sparse::Shrink).
 inline REAL sparse_shrink(REAL u, REAL t, int nonnegative)
 {
-  if (nonnegative)
-    return u > t ? u - t : (REAL)0;
-  return u > t ? u - t : (u < -t ? u + t : (REAL)0);
+  return nonnegative ? fmax(u - t, (REAL)0) : u - clamp(u, -t, t);
 }
 
 // out = P (in - w y): the zero-filled residual (w = 1) or the masked array (w = 0).
@@ -24,7 +24,10 @@ __kernel void sparse_masked_difference(__global const REAL * in,
                                        long n)
 {
   for (long i = get_global_id(0); i < n; i += get_global_size(0))
-    out[i] = mask[i] ? in[i] - w * y[i] : (REAL)0;
+  {
+    const REAL v = in[i] - w * y[i];
+    out[i] = mask[i] ? v : (REAL)0;
+  }
 }
 
 // Writes the work-group sums of a and b to partials[2 group], partials[2 group + 1].
@@ -61,11 +64,8 @@ __kernel void sparse_prox_step(__global REAL * w,
     const REAL d = next - x[i];
     w[i] = next + beta * d;
     x[i] = next;
-    if (measure)
-    {
-      gpur_kahan_add(&d2, &cd, d * d);
-      gpur_kahan_add(&x2, &cx, next * next);
-    }
+    gpur_kahan_add(&d2, &cd, d * d);
+    gpur_kahan_add(&x2, &cx, next * next);
   }
   if (measure)
     sparse_store_pair(d2, x2, partials, scratch);
@@ -109,11 +109,8 @@ __kernel void sparse_admm_update(__global const REAL * x,
     a[i] = v + muNew;
     c[i] = zNew - nuNew;
     z[i] = zNew;
-    if (measure)
-    {
-      gpur_kahan_add(&d2, &cd, d * d);
-      gpur_kahan_add(&z2, &cz, zNew * zNew);
-    }
+    gpur_kahan_add(&d2, &cd, d * d);
+    gpur_kahan_add(&z2, &cz, zNew * zNew);
   }
   if (measure)
     sparse_store_pair(d2, z2, partials, scratch);
@@ -139,12 +136,10 @@ __kernel void sparse_measure(__global const REAL * x,
     gpur_kahan_add(&r2, &cr, ri * ri);
     gpur_kahan_add(&l1, &cl, fabs(xi));
     gpur_kahan_add(&yr, &cy, y[i] * ri);
-    gmax = fmax(gmax, nonnegative ? -g[i] : fabs(g[i]));
-    if (hasTruth)
-    {
-      const REAL e = xi - truth[i];
-      gpur_kahan_add(&e2, &ce, e * e);
-    }
+    const REAL gi = g[i];
+    gmax = fmax(gmax, nonnegative ? -gi : fabs(gi));
+    const REAL e = hasTruth ? xi - truth[i] : (REAL)0; // truth is a valid array (x) without a truth
+    gpur_kahan_add(&e2, &ce, e * e);
   }
   const REAL s0 = gpur_group_sum(r2, scratch);
   const REAL s1 = gpur_group_sum(l1, scratch);

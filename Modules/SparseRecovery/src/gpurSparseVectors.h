@@ -17,6 +17,7 @@
 
 #include "gpurSparseRecovery.h"
 
+#include <algorithm>
 #include <complex>
 #include <cstddef>
 #include <memory>
@@ -183,15 +184,16 @@ MakeVectors(const SensingSpectrum & spectrum, const ResolvedBackend & backend, c
                                             : MakeVectorsCPU<Real>(spectrum, execution);
 }
 
-/** Soft threshold of u at t (u - t, 0 or u + t), or max(u - t, 0) when nonnegative; kernels/sparse_elementwise.cl
- * computes the same. */
+/**
+ * The soft threshold of u at t, u - clamp(u, -t, t) (u - t, 0 or u + t), or
+ * max(u - t, 0) when nonnegative; branch-free, as kernels/sparse_elementwise.cl
+ * computes it.
+ */
 template<typename Real>
 inline Real
 Shrink(Real u, Real t, bool nonnegative)
 {
-  if (nonnegative)
-    return u > t ? u - t : Real(0);
-  return u > t ? u - t : (u < -t ? u + t : Real(0));
+  return nonnegative ? std::max(u - t, Real(0)) : u - std::min(std::max(u, -t), t);
 }
 
 } // namespace sparse
