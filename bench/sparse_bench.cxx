@@ -18,7 +18,7 @@
 //                [--devices SELECTION] [--sparsity 0.05] [--ratio 0.5] [--target 1e-4]
 //                [--relative-alpha 1e-5] [--max-iterations 20000] [--solve-budget 15]
 //                [--dense-max-log2 14] [--dense-budget 20] [--rho R] [--relative-sigma S] [--dual-step T]
-//                [--seed S] [--save-problems DIR] [--check] [--json FILE] [--quick]
+//                [--seed S] [--save-problems DIR] [--no-cpu] [--check] [--json FILE] [--quick]
 #include "gpurBench.h"
 #include "gpurCommandLine.h"
 #include "gpurError.h"
@@ -88,6 +88,7 @@ struct Options
   double dualStep = 0;               // 0: the engine's default
   unsigned seed = 15;
   std::string saveProblems;
+  bool noCPUReference = false;
   bool check = false;
   std::string json = "sparse_bench.json";
   bool quick = false;
@@ -201,6 +202,8 @@ ParseOptions(int argc, char * argv[], Options & o)
                    "Write every problem as raw little-endian files, DIR/sparse_<n>_{generator,truth,y}.f64 and "
                    "DIR/sparse_<n>_mask.u8, for bench/sparse_compare.py.",
                    o.saveProblems);
+  parser.AddSwitch(
+    "--no-cpu", "Leave out the CPU reference and the dense baselines (OpenCL devices only).", o.noCPUReference);
   parser.AddSwitch("--check",
                    "Exit with status 1 unless FISTA and CPADMM reach the target everywhere, and the backends and "
                    "the dense baselines agree on the iteration counts within 5 % (for tests).",
@@ -864,9 +867,13 @@ main(int argc, char * argv[])
     for (const auto & d : gpur::ListDevices())
       std::cout << "device " << d.Describe() << "\n";
     const std::uint64_t copyBytes = o.quick ? gpur::bench::kQuickCopyBytes : gpur::bench::kCopyBytes;
-    std::vector<Target> targets{ gpur::bench::CPUTarget(copyBytes) };
+    std::vector<Target> targets;
+    if (!o.noCPUReference)
+      targets.push_back(gpur::bench::CPUTarget(copyBytes));
     for (const auto & d : gpur::bench::BenchDevices(o.devices))
       targets.push_back(gpur::bench::DeviceTarget({ d }, copyBytes));
+    if (targets.empty())
+      throw gpur::Error("nothing to run: --no-cpu and no OpenCL device");
     for (const Target & t : targets)
       std::cout << "copy bandwidth of " << t.name << ": " << Format(t.copy.gbps, 2) << " GB/s (" << t.copy.method
                 << ")\n";
