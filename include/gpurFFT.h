@@ -68,8 +68,8 @@ public:
   FFTPlan(FFTKind kind, const std::vector<std::size_t> & size, std::size_t batch = 1);
 
   /**
-   * An OpenCL (VkFFT) plan on `device`. Throws InvalidArgument for bad sizes
-   * and, for double, on a device without fp64; OpenCLError or BuildError
+   * An OpenCL (VkFFT) plan on `device`. Throws InvalidArgument for bad sizes,
+   * an axis beyond FFTDeviceAxisLimit and, for double, on a device without fp64; OpenCLError or BuildError
    * when the device cannot build or run the transform.
    */
   FFTPlan(FFTKind kind, const std::vector<std::size_t> & size, std::size_t batch, const DeviceInfo & device);
@@ -138,6 +138,22 @@ private:
   class Impl;
   std::unique_ptr<Impl> m_Impl;
 };
+
+/**
+ * The longest axis an OpenCL plan accepts on `device` in float (isDouble
+ * false) or double: unlimited (SIZE_MAX) on GPUs; on CPU OpenCL drivers
+ * 65536 points in float and 32768 in double. There VkFFT sizes its one-kernel
+ * transforms by the 1 MiB of "local memory" such drivers report (PoCL), and
+ * its kernels crash PoCL for some 1D lengths from 2^16 to 2^18 (measured:
+ * 100000 and 2^17 in float, 2^16 in double); longer axes run on the CPU
+ * plan (FFTW), which is faster there anyway.
+ */
+std::size_t
+FFTDeviceAxisLimit(const DeviceInfo & device, bool isDouble);
+
+/** True when every axis of `size` is within FFTDeviceAxisLimit(device, isDouble). */
+bool
+FFTDeviceSupports(const DeviceInfo & device, const std::vector<std::size_t> & size, bool isDouble);
 
 extern template class FFTPlan<float>;
 extern template class FFTPlan<double>;

@@ -9,6 +9,7 @@
 #include "gpurFFTBackends.h"
 #include "gpurOpenCL.h" // TranslateCLErrors
 
+#include <algorithm>
 #include <limits>
 #include <string>
 
@@ -157,10 +158,34 @@ FFTPlan<T>::FFTPlan(FFTKind kind, const std::vector<std::size_t> & size, std::si
   m_Impl->cpu = std::make_unique<FFTWTransform<T>>(m_Impl->geometry);
 }
 
+std::size_t
+FFTDeviceAxisLimit(const DeviceInfo & device, bool isDouble)
+{
+  if (device.type != DeviceType::CPU)
+  {
+    return std::numeric_limits<std::size_t>::max();
+  }
+  return isDouble ? std::size_t(1) << 15 : std::size_t(1) << 16;
+}
+
+bool
+FFTDeviceSupports(const DeviceInfo & device, const std::vector<std::size_t> & size, bool isDouble)
+{
+  const std::size_t limit = FFTDeviceAxisLimit(device, isDouble);
+  return std::all_of(size.begin(), size.end(), [limit](std::size_t n) { return n <= limit; });
+}
+
 template<typename T>
 FFTPlan<T>::FFTPlan(FFTKind kind, const std::vector<std::size_t> & size, std::size_t batch, const DeviceInfo & device)
   : m_Impl(std::make_unique<Impl>(kind, size, batch))
 {
+  const bool isDouble = sizeof(T) == 8;
+  if (!FFTDeviceSupports(device, size, isDouble))
+  {
+    throw InvalidArgument("FFTPlan: an axis of more than " + std::to_string(FFTDeviceAxisLimit(device, isDouble)) +
+                          " points on the CPU OpenCL device " + device.name +
+                          " (VkFFT's kernels for such lengths crash CPU OpenCL drivers); use the CPU backend (FFTW)");
+  }
   TranslateCLErrors([&] { m_Impl->device = std::make_unique<VkFFTTransform<T>>(m_Impl->geometry, device); });
 }
 

@@ -401,6 +401,25 @@ TEST(FFTPlan, BadArgumentsAreRefused)
     {
       EXPECT_NE(std::string(e.what()).find("fp64"), std::string::npos) << e.what();
     }
+    // Axes beyond the device's limit are refused with a reason, never run (VkFFT crashes CPU drivers there).
+    gpur::DeviceInfo cpu = device;
+    cpu.type = gpur::DeviceType::CPU;
+    EXPECT_EQ(gpur::FFTDeviceAxisLimit(cpu, false), std::size_t(1) << 16);
+    EXPECT_TRUE(gpur::FFTDeviceSupports(cpu, { 65536 }, false));
+    EXPECT_FALSE(gpur::FFTDeviceSupports(cpu, { std::size_t(1) << 17 }, false));
+    EXPECT_FALSE(gpur::FFTDeviceSupports(cpu, { 64, 65536 }, true));
+    try
+    {
+      FFTPlan<float>(FFTKind::RealToComplex, { std::size_t(1) << 17 }, 1, cpu);
+      ADD_FAILURE() << "an axis beyond the CPU device's limit was accepted";
+    }
+    catch (const gpur::InvalidArgument & e)
+    {
+      EXPECT_NE(std::string(e.what()).find("CPU backend"), std::string::npos) << e.what();
+    }
+    gpur::DeviceInfo gpu = device;
+    gpu.type = gpur::DeviceType::GPU;
+    EXPECT_TRUE(gpur::FFTDeviceSupports(gpu, { std::size_t(1) << 24 }, true));
   }
 }
 
