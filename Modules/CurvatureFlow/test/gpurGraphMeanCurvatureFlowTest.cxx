@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// Mean-curvature flow of graphs (gpurGraphMeanCurvatureFlow.h): the errors and
+// Mean-curvature flow of graphs (gpurGraphFlow.h): the errors and
 // experimental orders of convergence of [Oberhuber2011, Tables 2-3] on its
 // manufactured solution (30) with n = r = σ = 1 and the norms (31)-(33) at
 // M = 20 times, to the printed digits; the grim reaper and Scherk's surface
 // without forcing; the OpenCL backend against the CPU reference; the area
 // decreasing on the initial surface (35); scaling; bad input.
 #include "gpurError.h"
-#include "gpurGraphMeanCurvatureFlow.h"
+#include "gpurGraphFlowTesting.h"
 
 #include <gtest/gtest.h>
 
@@ -18,84 +18,7 @@
 
 namespace
 {
-
-struct Errors
-{
-  double l1 = 0, l2 = 0, linf = 0;
-  unsigned accepted = 0, rejected = 0;
-};
-
-/** The node grid of N x N cells on [a, b]², and parameters following an exact solution there. */
-gpur::Grid
-SquareGrid(unsigned cells, double a, double b)
-{
-  const double h = (b - a) / cells;
-  return gpur::MakeGrid2D(cells + 1, cells + 1, h, h);
-}
-
-gpur::GraphMeanCurvatureFlowParameters
-Following(gpur::GraphFlowSolution solution, double a, double T)
-{
-  gpur::GraphMeanCurvatureFlowParameters p;
-  p.solution = solution;
-  p.origin = { { a, a } };
-  p.finalTime = T;
-  return p;
-}
-
-/** The errors (31)-(33) of [Oberhuber2011]: at t_k = kT/M, k = 0..M, over every node. */
-template<typename Real>
-Errors
-Measure(unsigned cells,
-        double a,
-        double b,
-        const gpur::GraphMeanCurvatureFlowParameters & p,
-        gpur::Backend backend = gpur::Backend::CPU,
-        unsigned M = 20)
-{
-  const gpur::Grid grid = SquareGrid(cells, a, b);
-  const double h = grid.spacing[0];
-  std::vector<Real> u(grid.Count());
-  auto exact = [&](double t, std::size_t i, std::size_t j)
-  { return gpur::GraphFlowExactSolution(p, t, a + i * h, a + j * h); };
-  for (std::size_t j = 0; j <= cells; ++j)
-    for (std::size_t i = 0; i <= cells; ++i)
-      u[i + (cells + 1) * j] = static_cast<Real>(exact(0.0, i, j));
-  gpur::GraphMeanCurvatureFlow<Real> flow(u.data(), grid, p, gpur::MakeExecution(backend));
-  Errors e;
-  const double theta = p.finalTime / M;
-  for (unsigned k = 0; k <= M; ++k)
-  {
-    const double t = k * theta;
-    if (k > 0)
-    {
-      const gpur::MersonReport & r = flow.AdvanceTo(t);
-      e.accepted = r.accepted;
-      e.rejected = r.rejected;
-    }
-    flow.Read(u.data());
-    for (std::size_t j = 0; j <= cells; ++j)
-      for (std::size_t i = 0; i <= cells; ++i)
-      {
-        const double d = std::abs(double(u[i + (cells + 1) * j]) - exact(t, i, j));
-        e.l1 += theta * d * h * h;
-        e.l2 += theta * d * d * h * h;
-        e.linf = std::max(e.linf, d);
-      }
-  }
-  e.l2 = std::sqrt(e.l2);
-  return e;
-}
-
-/** True when `value` shows as `printed` with the printed number of significant digits (`digits`). */
-::testing::AssertionResult
-ShowsAs(double value, double printed, int digits)
-{
-  const double unit = std::pow(10.0, std::floor(std::log10(std::abs(printed))) - (digits - 1));
-  if (std::abs(value - printed) <= 0.5 * unit * (1 + 1e-9))
-    return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << value << " does not round to the printed " << printed;
-}
+using namespace gpurtest;
 
 /** One row of Tables 2-3: mesh, then L1, L2, L∞ and the EOCs (34) from the row above (0: first row). */
 struct Row
@@ -190,30 +113,15 @@ TEST(GraphMeanCurvatureFlow, ExactSolutionsWithoutForcing)
   }
 }
 
-/** The initial surface (35) of [Oberhuber2011]: sin(3π sqrt(x² + y²)) on (-2, 2)². */
-template<typename Real>
-std::vector<Real>
-Rings(const gpur::Grid & grid)
-{
-  std::vector<Real> u(grid.Count());
-  for (std::size_t j = 0; j < grid.size[1]; ++j)
-    for (std::size_t i = 0; i < grid.size[0]; ++i)
-    {
-      const double x = -2.0 + i * grid.spacing[0], y = -2.0 + j * grid.spacing[1];
-      u[i + grid.size[0] * j] = static_cast<Real>(std::sin(3 * M_PI * std::sqrt(x * x + y * y)));
-    }
-  return u;
-}
-
 TEST(GraphMeanCurvatureFlow, AreaDecreasesOnTheRings)
 {
   const gpur::Grid grid = SquareGrid(64, -2.0, 2.0);
   const std::vector<double> start = Rings<double>(grid);
   for (auto boundary : { gpur::GraphFlowBoundary::Dirichlet, gpur::GraphFlowBoundary::Neumann })
   {
-    gpur::GraphMeanCurvatureFlowParameters p;
+    gpur::GraphFlowParameters p;
     p.boundary = boundary;
-    gpur::GraphMeanCurvatureFlow<double> flow(start.data(), grid, p, gpur::MakeExecution(gpur::Backend::CPU));
+    gpur::GraphFlow<double> flow(start.data(), grid, p, gpur::MakeExecution(gpur::Backend::CPU));
     std::vector<double> u(grid.Count());
     double area = gpur::GraphSurfaceArea(start.data(), grid);
     const double first = area;
@@ -253,15 +161,15 @@ CompareBackends(double agreement)
 
   const gpur::Grid grid = SquareGrid(48, -2.0, 2.0);
   const std::vector<Real> start = Rings<Real>(grid);
-  gpur::GraphMeanCurvatureFlowParameters q;
+  gpur::GraphFlowParameters q;
   q.boundary = gpur::GraphFlowBoundary::Neumann;
   q.finalTime = 0.02;
   q.tolerance = 1e-4;
   std::vector<Real> a(grid.Count()), b(grid.Count());
   const gpur::GraphFlowReport ra =
-    gpur::GraphMeanCurvatureFlowRun(start.data(), a.data(), grid, q, gpur::MakeExecution(gpur::Backend::CPU));
+    gpur::GraphFlowRun(start.data(), a.data(), grid, q, gpur::MakeExecution(gpur::Backend::CPU));
   const gpur::GraphFlowReport rb =
-    gpur::GraphMeanCurvatureFlowRun(start.data(), b.data(), grid, q, gpur::MakeExecution(gpur::Backend::OpenCL));
+    gpur::GraphFlowRun(start.data(), b.data(), grid, q, gpur::MakeExecution(gpur::Backend::OpenCL));
   EXPECT_EQ(ra.steps.accepted, rb.steps.accepted);
   EXPECT_EQ(ra.steps.rejected, rb.steps.rejected);
   EXPECT_GE(ra.steps.rejected + ra.steps.accepted, 5u);
@@ -290,22 +198,19 @@ TEST(GraphMeanCurvatureFlow, ScalesWithTheRegularization)
   std::vector<double> scaled(start), a(start.size()), b(start.size());
   for (double & v : scaled)
     v *= 4;
-  gpur::GraphMeanCurvatureFlowParameters p;
+  gpur::GraphFlowParameters p;
   p.boundary = gpur::GraphFlowBoundary::Neumann;
   p.finalTime = 0.01;
-  const auto ra =
-    gpur::GraphMeanCurvatureFlowRun(start.data(), a.data(), grid, p, gpur::MakeExecution(gpur::Backend::CPU));
+  const auto ra = gpur::GraphFlowRun(start.data(), a.data(), grid, p, gpur::MakeExecution(gpur::Backend::CPU));
   p.regularization = 4;
-  const auto rb =
-    gpur::GraphMeanCurvatureFlowRun(scaled.data(), b.data(), grid, p, gpur::MakeExecution(gpur::Backend::CPU));
+  const auto rb = gpur::GraphFlowRun(scaled.data(), b.data(), grid, p, gpur::MakeExecution(gpur::Backend::CPU));
   EXPECT_EQ(ra.steps.accepted, rb.steps.accepted);
   EXPECT_EQ(ra.steps.rejected, rb.steps.rejected);
   for (std::size_t i = 0; i < a.size(); ++i)
     ASSERT_EQ(4 * a[i], b[i]) << i;
   // A smaller regularization is a flatter unit of height: the same image moves further (towards level-set flow).
   p.regularization = 0.25;
-  const auto rc =
-    gpur::GraphMeanCurvatureFlowRun(start.data(), b.data(), grid, p, gpur::MakeExecution(gpur::Backend::CPU));
+  const auto rc = gpur::GraphFlowRun(start.data(), b.data(), grid, p, gpur::MakeExecution(gpur::Backend::CPU));
   EXPECT_LT(gpur::GraphSurfaceArea(b.data(), grid, 0.25), gpur::GraphSurfaceArea(start.data(), grid, 0.25));
   EXPECT_GT(rc.steps.accepted, 0u);
 }
@@ -314,15 +219,15 @@ TEST(GraphMeanCurvatureFlow, BadInput)
 {
   const gpur::Grid grid = SquareGrid(8, 0.0, 1.0);
   std::vector<float> u(grid.Count(), 0.0f), out(u.size());
-  auto run = [&](const gpur::GraphMeanCurvatureFlowParameters & p, const gpur::Grid & g)
-  { gpur::GraphMeanCurvatureFlowRun(u.data(), out.data(), g, p, gpur::MakeExecution(gpur::Backend::CPU)); };
-  gpur::GraphMeanCurvatureFlowParameters p;
+  auto run = [&](const gpur::GraphFlowParameters & p, const gpur::Grid & g)
+  { gpur::GraphFlowRun(u.data(), out.data(), g, p, gpur::MakeExecution(gpur::Backend::CPU)); };
+  gpur::GraphFlowParameters p;
   EXPECT_NO_THROW(run(p, grid));
   EXPECT_THROW(run(p, gpur::MakeGrid2D(2, 9)), gpur::InvalidArgument);
   EXPECT_THROW(run(p, gpur::MakeGrid3D(9, 9, 2)), gpur::InvalidArgument);
   EXPECT_THROW(run(p, gpur::MakeGrid2D(9, 9, 0.0, 1.0)), gpur::InvalidArgument);
   for (auto change :
-       std::vector<std::function<void(gpur::GraphMeanCurvatureFlowParameters &)>>{
+       std::vector<std::function<void(gpur::GraphFlowParameters &)>>{
          [](auto & q) { q.finalTime = 0; },
          [](auto & q) { q.tolerance = -1; },
          [](auto & q) { q.initialStep = -1; },
@@ -344,7 +249,7 @@ TEST(GraphMeanCurvatureFlow, BadInput)
            q.regularization = 2;
          } })
   {
-    gpur::GraphMeanCurvatureFlowParameters q;
+    gpur::GraphFlowParameters q;
     change(q);
     EXPECT_THROW(run(q, grid), gpur::InvalidArgument);
   }
@@ -362,28 +267,28 @@ TEST(GraphMeanCurvatureFlow, ProgressInSimulatedTimeAndAbort)
   const gpur::Grid grid = SquareGrid(32, -2.0, 2.0);
   const std::vector<float> start = Rings<float>(grid);
   std::vector<float> out(start.size());
-  gpur::GraphMeanCurvatureFlowParameters p;
+  gpur::GraphFlowParameters p;
   p.finalTime = 0.02;
   std::vector<double> fractions;
-  gpur::GraphMeanCurvatureFlowRun(start.data(),
+  gpur::GraphFlowRun(start.data(),
+                     out.data(),
+                     grid,
+                     p,
+                     gpur::MakeExecution(gpur::Backend::CPU),
+                     [&](const gpur::Progress & progress)
+                     {
+                       fractions.push_back(progress.fraction);
+                       return true;
+                     });
+  ASSERT_GE(fractions.size(), 2u);
+  EXPECT_TRUE(std::is_sorted(fractions.begin(), fractions.end()));
+  EXPECT_DOUBLE_EQ(fractions.back(), 1.0);
+  EXPECT_THROW(gpur::GraphFlowRun(start.data(),
                                   out.data(),
                                   grid,
                                   p,
                                   gpur::MakeExecution(gpur::Backend::CPU),
-                                  [&](const gpur::Progress & progress)
-                                  {
-                                    fractions.push_back(progress.fraction);
-                                    return true;
-                                  });
-  ASSERT_GE(fractions.size(), 2u);
-  EXPECT_TRUE(std::is_sorted(fractions.begin(), fractions.end()));
-  EXPECT_DOUBLE_EQ(fractions.back(), 1.0);
-  EXPECT_THROW(gpur::GraphMeanCurvatureFlowRun(start.data(),
-                                               out.data(),
-                                               grid,
-                                               p,
-                                               gpur::MakeExecution(gpur::Backend::CPU),
-                                               [](const gpur::Progress &) { return false; }),
+                                  [](const gpur::Progress &) { return false; }),
                gpur::Aborted);
 }
 
