@@ -92,13 +92,13 @@ struct GraphFlowParameters
    * eq. (5)]; the flow with ε is the graph flow of u/ε scaled back by ε, so ε
    * is the unit of height against the spacing: scaling the image and ε by
    * the same factor scales the result by it. As ε tends to 0 the flow tends
-   * to the level-set mean-curvature flow of u's isolines (the Evans-Spruck
-   * regularisation).
+   * to the level-set mean-curvature flow of u's isolines, of which the
+   * graph flow is the usual regularisation.
    */
   double regularization = 1.0;
   GraphFlowBoundary boundary = GraphFlowBoundary::Dirichlet; ///< the boundary condition
   GraphFlowSolution solution = GraphFlowSolution::None;      ///< an exact solution to follow (tests)
-  ManufacturedGraph manufactured;                            ///< n, r, σ of GraphFlowSolution::Manufactured
+  ManufacturedGraph manufactured; ///< n, r, σ of GraphFlowSolution::Manufactured (R of SphericalCap)
   /** The physical position of node (0, 0), where the exact solutions are evaluated. */
   std::array<double, 2> origin{ { 0.0, 0.0 } };
   /** Accepted steps at most (>= 1); a run that needs more fails with NumericalError. */
