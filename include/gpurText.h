@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <string>
 
 namespace gpur
@@ -16,6 +17,15 @@ ToLower(std::string text)
 {
   std::transform(
     text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+/** A number for messages: %.6g (six significant digits, exponent when needed). */
+inline std::string
+ToText(double value)
+{
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.6g", value);
   return text;
 }
 

@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "gpurGraphFlow.h"
+
+#include "gpurCurvatureFlowArithmetic.h"
+#include "gpurCurvatureFlowKernels.h"
+#include "gpurError.h"
+#include "gpurIterativeDriver.h"
+#include "gpurLaunch.h"
+#include "gpurProgram.h"
+#include "gpurRungeKuttaMersonDevice.h"
+#include "gpurText.h"
+
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+
+namespace gpur
+{
+
+void
+GraphFlowParameters::Validate(const Grid & grid) const
+{
+  const bool willmore = flow == GraphFlowType::Willmore;
+  const std::string what = willmore ? "Willmore flow of graphs: " : "mean-curvature flow of graphs: ";
+  if (grid.size[2] != 1 || grid.size[0] < 3 || grid.size[1] < 3)
+    throw InvalidArgument(what + "the image must be 2D with at least 3 x 3 pixels (got " + grid.ToString() + ")");
+  for (unsigned d = 0; d < 2; ++d)
+    if (!(grid.spacing[d] > 0.0) || !std::isfinite(grid.spacing[d]))
+      throw InvalidArgument(what + "the spacing must be > 0 and finite (got " + grid.ToString() + ")");
+  if (!(finalTime > 0.0) || !std::isfinite(finalTime))
+    throw InvalidArgument(what + "the final time must be > 0 and finite (got " + ToText(finalTime) + ")");
+  if (!(tolerance > 0.0) || !std::isfinite(tolerance))
+    throw InvalidArgument(what + "the tolerance must be > 0 and finite (got " + ToText(tolerance) + ")");
+  if (!(initialStep >= 0.0) || !std::isfinite(initialStep))
+    throw InvalidArgument(what + "the initial step must be >= 0 (0: automatic) and finite (got " + ToText(initialStep) +
+                          ")");
+  if (!(regularization > 0.0) || !std::isfinite(regularization))
+    throw InvalidArgument(what + "the regularization must be > 0 and finite (got " + ToText(regularization) + ")");
+  if (maximumSteps < 1)
+    throw InvalidArgument(what + "the maximum number of steps must be >= 1");
+  if (solution == GraphFlowSolution::None)
+    return;
+  if (boundary != GraphFlowBoundary::Dirichlet)
+    throw InvalidArgument(what + "an exact solution gives Dirichlet data: use the Dirichlet boundary with it");
+  if (solution == GraphFlowSolution::Manufactured &&
+      (manufactured.exponent < 1 || manufactured.exponent > 16 || !(manufactured.radius > 0.0) ||
+       !std::isfinite(manufactured.radius) || !(manufactured.decay >= 0.0) || !std::isfinite(manufactured.decay)))
+    throw InvalidArgument(what + "the manufactured solution needs an exponent in [1, 16], a radius > 0 and a decay "
+                                 ">= 0, all finite");
+  if (solution != GraphFlowSolution::Manufactured && regularization != 1.0)
+    throw InvalidArgument(what + "the grim reaper, Scherk's surface and the spherical cap solve the flows with "
+                                 "regularization 1 only");
+  if (willmore ? solution == GraphFlowSolution::GrimReaper : solution == GraphFlowSolution::SphericalCap)
+    throw InvalidArgument(what + (willmore ? "the grim reaper solves mean-curvature flow only"
+                                           : "the spherical cap is stationary for Willmore flow only"));
+  if (solution == GraphFlowSolution::SphericalCap)
+  {
+    const double x = std::max(std::abs(origin[0]), std::abs(origin[0] + (grid.size[0] - 1) * grid.spacing[0]));
+    const double y = std::max(std::abs(origin[1]), std::abs(origin[1] + (grid.size[1] - 1) * grid.spacing[1]));
+    if (!(manufactured.radius > 0.0) || x * x + y * y >= manufactured.radius * manufactured.radius)
+      throw InvalidArgument(what + "the spherical cap's radius must exceed the largest distance of a node from 0");
+  }
+}
+
+namespace
+{
+
+/** What the per-node functions of curvatureflow_mcf.cl take, in Real. */
+template<typename Real>
+struct Stencil
+{
+  std::size_t nx, ny;
+  Real h1, h2, ih1, ih2, eps2, x0, y0, r, sigma;
+  int kind, k;
+  bool neumann;
+
+  Stencil(const Grid & grid, const GraphFlowParameters & p)
+    : nx(grid.size[0])
+    , ny(grid.size[1])
+    , h1(static_cast<Real>(grid.spacing[0]))
+    , h2(static_cast<Real>(grid.spacing[1]))
+    , ih1(static_cast<Real>(1.0 / grid.spacing[0]))
+    , ih2(static_cast<Real>(1.0 / grid.spacing[1]))
+    , eps2(static_cast<Real>(p.regularization * p.regularization))
+    , x0(static_cast<Real>(p.origin[0]))
+    , y0(static_cast<Real>(p.origin[1]))
+    , r(static_cast<Real>(p.manufactured.radius))
+    , sigma(static_cast<Real>(p.manufactured.decay))
+    , kind(static_cast<int>(p.solution))
+    , k(p.manufactured.exponent)
+    , neumann(p.boundary == GraphFlowBoundary::Neumann)
+  {
+  }
+};
+
+/** The CPU reference's boundary: the constraints both flows share (Dirichlet data, Neumann copies). */
+template<typename Real>
+class HostGraphSystem : public MethodOfLinesSystem<Real>
+{
+public:
+  HostGraphSystem(const Grid & grid, const GraphFlowParameters & p, const ParallelForFunction & parallelFor)
+    : m_S(grid, p)
+    , m_ParallelFor(parallelFor)
+  {
+  }
+  std::size_t
+  Size() const override
+  {
+    return m_S.nx * m_S.ny;
+  }
+  void
+  Constrain(double time, Real * u) override
+  {
+    using namespace curvatureflow;
+    const Stencil<Real> & s = m_S;
+    if (!s.neumann && s.kind == 0)
+      return;
+    const Real t = static_cast<Real>(time);
+    ForBoundary(
+      [&](std::size_t i, std::size_t j)
+      {
+        u[i + s.nx * j] = s.neumann
+                            ? u[mcf_neumann_source(long(i), long(j), long(s.nx), long(s.ny))]
+                            : mcf_exact(s.kind, t, s.x0 + Real(i) * s.h1, s.y0 + Real(j) * s.h2, s.k, s.r, s.sigma);
+      });
+  }
+
+protected:
+  /** set(i, j) on every boundary node. */
+  template<typename Set>
+  void
+  ForBoundary(Set set) const
+  {
+    for (std::size_t i = 0; i < m_S.nx; ++i)
+    {
+      set(i, 0);
+      set(i, m_S.ny - 1);
+    }
+    for (std::size_t j = 1; j + 1 < m_S.ny; ++j)
+    {
+      set(0, j);
+      set(m_S.nx - 1, j);
+    }
+  }
+
+  /** f = 0 on the boundary, node(i, j, p) for every interior node p = i + nx j, rows on the parallel loop. */
+  template<typename Node>
+  void
+  ForNodes(Real * f, Node node)
+  {
+    ForBoundary([&](std::size_t i, std::size_t j) { f[i + m_S.nx * j] = 0; });
+    RunParallel(m_ParallelFor,
+                m_S.ny - 2,
+                [&](std::size_t b, std::size_t e)
+                {
+                  for (std::size_t j = b + 1; j < e + 1; ++j)
+                    for (std::size_t i = 1; i + 1 < m_S.nx; ++i)
+                      node(i, j, i + m_S.nx * j);
+                });
+  }
+
+  Stencil<Real> m_S;
+  ParallelForFunction m_ParallelFor;
+};
+
+/** Mean-curvature flow on the CPU: Scheme 3.1 (17), + F for the manufactured solution. */
+template<typename Real>
+class HostGraphMCF : public HostGraphSystem<Real>
+{
+public:
+  using HostGraphSystem<Real>::HostGraphSystem;
+  void
+  Evaluate(double time, const Real * u, Real * f) override
+  {
+    using namespace curvatureflow;
+    const Stencil<Real> & s = this->m_S;
+    const Real t = static_cast<Real>(time);
+    const std::size_t nx = s.nx;
+    this->ForNodes(f,
+                   [&](std::size_t i, std::size_t j, std::size_t p)
+                   {
+                     Real v = mcf_speed_at(u, long(p), long(nx), s.ih1, s.ih2, s.eps2);
+                     if (s.kind == 1)
+                       v += mcf_forcing(t, s.x0 + Real(i) * s.h1, s.y0 + Real(j) * s.h2, s.k, s.r, s.sigma, s.eps2);
+                     f[p] = v;
+                   });
+  }
+};
+
+/** Willmore flow on the CPU (double): w (22)-(25) on every node, then Scheme 3.2's speed, + F_W. */
+class HostGraphWillmore : public HostGraphSystem<double>
+{
+public:
+  HostGraphWillmore(const Grid & grid, const GraphFlowParameters & p, const ParallelForFunction & parallelFor)
+    : HostGraphSystem<double>(grid, p, parallelFor)
+    , m_W(grid.Count())
+  {
+  }
+  void
+  Evaluate(double t, const double * u, double * f) override
+  {
+    using namespace curvatureflow;
+    const Stencil<double> & s = m_S;
+    const std::size_t nx = s.nx;
+    double * w = m_W.data();
+    auto curvature = [&](std::size_t p) { return mcf_speed_at(u, long(p), long(nx), s.ih1, s.ih2, s.eps2); };
+    ForNodes(w, [&](std::size_t, std::size_t, std::size_t p) { w[p] = curvature(p); });
+    ForBoundary(
+      [&](std::size_t i, std::size_t j)
+      {
+        w[i + nx * j] = s.neumann ? curvature(std::size_t(mcf_neumann_source(long(i), long(j), long(nx), long(s.ny))))
+                                  : wf_exact_w(s.kind, t, s.x0 + i * s.h1, s.y0 + j * s.h2, s.k, s.r, s.sigma, s.eps2);
+      });
+    ForNodes(f,
+             [&](std::size_t i, std::size_t j, std::size_t p)
+             {
+               double v = wf_speed_at(u, w, long(p), long(nx), s.ih1, s.ih2, s.eps2);
+               if (s.kind == 1)
+                 v += wf_forcing(t, s.x0 + i * s.h1, s.y0 + j * s.h2, s.k, s.r, s.sigma, s.eps2);
+               f[p] = v;
+             });
+  }
+
+private:
+  std::vector<double> m_W;
+};
+
+/**
+ * The OpenCL twins: kernels mcf_rhs, or wf_curvature and wf_rhs on a w
+ * buffer of their own, and mcf_constrain; the flow, the solution and the
+ * boundary in build options.
+ */
+template<typename Real>
+class DeviceGraphSystem : public DeviceMethodOfLinesSystem<Real>
+{
+public:
+  DeviceGraphSystem(DeviceContext & context, const Grid & grid, const GraphFlowParameters & p)
+    : m_S(grid, p)
+    , m_Range(MakeImageRange(grid, context.Info()))
+    , m_Willmore(p.flow == GraphFlowType::Willmore)
+  {
+    ProgramSpec spec(m_Willmore ? "Willmore flow of graphs" : "mean-curvature flow of graphs",
+                     std::is_same<Real, double>::value);
+    spec.Core({ "gpur_common.cl" });
+    if (m_Willmore)
+      spec.Module(kernels::curvatureflow::Find, { "curvatureflow_mcf.cl", "curvatureflow_willmore.cl" });
+    else
+      spec.Module(kernels::curvatureflow::Find, { "curvatureflow_mcf.cl" });
+    const Program program = BuildProgram(
+      context, spec.Define("MCF_SOLUTION", std::to_string(m_S.kind)).Define("MCF_NEUMANN", m_S.neumann ? "1" : "0"));
+    m_Constrain = program.MakeKernel("mcf_constrain");
+    if (m_Willmore)
+    {
+      m_Curvature = program.MakeKernel("wf_curvature");
+      m_Rhs = program.MakeKernel("wf_rhs");
+      m_W = DeviceBuffer<Real>(context, grid.Count());
+    }
+    else
+      m_Rhs = program.MakeKernel("mcf_rhs");
+  }
+  std::size_t
+  Size() const override
+  {
+    return m_S.nx * m_S.ny;
+  }
+  void
+  Evaluate(const cl::CommandQueue & queue,
+           double t,
+           const DeviceBuffer<Real> & u,
+           const DeviceBuffer<Real> & f) override
+  {
+    if (!m_Willmore)
+      return Launch(m_Rhs, queue, t, u.Get(), f.Get());
+    Launch(m_Curvature, queue, t, u.Get(), m_W.Get());
+    Launch(m_Rhs, queue, t, u.Get(), m_W.Get(), f.Get());
+  }
+  void
+  Constrain(const cl::CommandQueue & queue, double t, const DeviceBuffer<Real> & u) override
+  {
+    const Stencil<Real> & s = m_S;
+    if (!s.neumann && s.kind == 0)
+      return;
+    m_Constrain.Set(u.Get(),
+                    static_cast<cl_long>(s.nx),
+                    static_cast<cl_long>(s.ny),
+                    static_cast<Real>(t),
+                    s.x0,
+                    s.y0,
+                    s.h1,
+                    s.h2,
+                    static_cast<cl_int>(s.k),
+                    s.r,
+                    s.sigma);
+    m_Constrain.Enqueue(queue, cl::NDRange(2 * s.nx + 2 * (s.ny - 2)), cl::NullRange);
+  }
+
+private:
+  /** One work-item per node: the buffers, then the arguments every stencil kernel shares. */
+  template<typename... Buffers>
+  void
+  Launch(Kernel & kernel, const cl::CommandQueue & queue, double t, const Buffers &... buffers)
+  {
+    const Stencil<Real> & s = m_S;
+    kernel.Launch(queue,
+                  m_Range,
+                  buffers...,
+                  static_cast<cl_long>(s.nx),
+                  static_cast<cl_long>(s.ny),
+                  s.ih1,
+                  s.ih2,
+                  s.eps2,
+                  static_cast<Real>(t),
+                  s.x0,
+                  s.y0,
+                  s.h1,
+                  s.h2,
+                  static_cast<cl_int>(s.k),
+                  s.r,
+                  s.sigma);
+  }
+
+  Stencil<Real> m_S;
+  ImageRange m_Range;
+  bool m_Willmore;
+  Kernel m_Rhs;
+  Kernel m_Curvature;
+  Kernel m_Constrain;
+  DeviceBuffer<Real> m_W;
+};
+
+/** The CPU system of the flow (Willmore: double only, refused before). */
+template<typename Real>
+std::shared_ptr<MethodOfLinesSystem<Real>>
+MakeHostSystem(const Grid & grid, const GraphFlowParameters & p, const ParallelForFunction & loop)
+{
+  if constexpr (std::is_same<Real, double>::value)
+    if (p.flow == GraphFlowType::Willmore)
+      return std::make_shared<HostGraphWillmore>(grid, p, loop);
+  return std::make_shared<HostGraphMCF<Real>>(grid, p, loop);
+}
+
+} // namespace
+
+template<typename Real>
+GraphFlow<Real>::GraphFlow(const Real * initial,
+                           const Grid & grid,
+                           const GraphFlowParameters & parameters,
+                           const ExecutionOptions & execution)
+{
+  parameters.Validate(grid);
+  if (parameters.flow == GraphFlowType::Willmore && !std::is_same<Real, double>::value)
+    throw InvalidArgument("Willmore flow of graphs needs double precision: in float the rounding of its fourth-order "
+                          "scheme swamps the flow ([Oberhuber2011, §5] found float runs unusable); use a double image");
+  if (initial == nullptr)
+    throw InvalidArgument("graph flow: no initial image");
+  if (!std::all_of(initial, initial + grid.Count(), [](Real v) { return std::isfinite(v); }))
+    throw InvalidArgument("graph flow: the initial image has values that are not finite");
+  MersonParameters merson;
+  // The tolerance is in units of the regularization, the unit of height: scaling the image and the regularization
+  // by one factor then scales the whole run, its error estimates included, and it takes the same steps.
+  merson.tolerance = parameters.tolerance * parameters.regularization;
+  const double h = std::min(grid.spacing[0], grid.spacing[1]);
+  // h²/4 (h⁴/16 for the fourth-order flow): about the stability limit of an explicit step of the second-order operator,
+  // so the first step is rarely rejected; the step control takes over from there.
+  const bool willmore = parameters.flow == GraphFlowType::Willmore;
+  merson.initialStep = parameters.initialStep > 0.0 ? parameters.initialStep
+                       : willmore                   ? h * h * h * h / 16
+                                                    : h * h / 4;
+  merson.maximumSteps = parameters.maximumSteps;
+  m_Backend = ResolveBackend(execution, std::is_same<Real, double>::value);
+  std::unique_ptr<MersonStages<Real>> stages;
+  if (m_Backend.backend == Backend::OpenCL)
+  {
+    auto context = DeviceContext::Get(m_Backend.device);
+    TranslateCLErrors(
+      [&]
+      {
+        stages =
+          MakeDeviceMersonStages<Real>(*context, std::make_shared<DeviceGraphSystem<Real>>(*context, grid, parameters));
+      });
+  }
+  else
+  {
+    const ParallelForFunction loop = ResolveParallelFor(execution.parallelFor);
+    stages = MakeHostMersonStages<Real>(MakeHostSystem<Real>(grid, parameters, loop), loop);
+  }
+  m_Integrator = std::make_unique<MersonIntegrator<Real>>(std::move(stages), merson);
+  m_Integrator->Load(initial);
+}
+
+template<typename Real>
+GraphFlow<Real>::~GraphFlow() = default;
+
+template<typename Real>
+const MersonReport &
+GraphFlow<Real>::AdvanceTo(double time, const ProgressCallback & callback)
+{
+  const MersonReport * report = nullptr;
+  TimedRun([&] { report = &m_Integrator->AdvanceTo(time, callback); });
+  return *report;
+}
+
+template<typename Real>
+void
+GraphFlow<Real>::Read(Real * u)
+{
+  TimedRun([&] { m_Integrator->Store(u); });
+}
+
+template<typename Real>
+GraphFlowReport
+GraphFlowRun(const Real * initial,
+             Real * output,
+             const Grid & grid,
+             const GraphFlowParameters & parameters,
+             const ExecutionOptions & execution,
+             const ProgressCallback & callback)
+{
+  GraphFlowReport report;
+  report.seconds = TimedRun(
+    [&]
+    {
+      GraphFlow<Real> flow(initial, grid, parameters, execution);
+      report.backend = flow.Backend().DescribeWithReason();
+      report.steps = flow.AdvanceTo(parameters.finalTime, callback);
+      flow.Read(output);
+    });
+  return report;
+}
+
+double
+GraphFlowExactSolution(const GraphFlowParameters & p, double t, double x, double y)
+{
+  if (p.solution == GraphFlowSolution::None)
+    throw InvalidArgument("graph flow: no exact solution was chosen");
+  return curvatureflow::mcf_exact(
+    static_cast<int>(p.solution), t, x, y, p.manufactured.exponent, p.manufactured.radius, p.manufactured.decay);
+}
+
+template<typename Real>
+double
+GraphSurfaceArea(const Real * u, const Grid & grid, double regularization)
+{
+  const std::size_t nx = grid.size[0], ny = grid.size[1];
+  const double h1 = grid.spacing[0], h2 = grid.spacing[1];
+  double area = 0.0;
+  for (std::size_t j = 0; j + 1 < ny; ++j)
+    for (std::size_t i = 0; i + 1 < nx; ++i)
+    {
+      const std::size_t p = i + nx * j;
+      const double a = u[p], b = u[p + 1], c = u[p + nx], d = u[p + nx + 1];
+      const double g1 = ((b - a) + (d - c)) / (2 * h1 * regularization);
+      const double g2 = ((c - a) + (d - b)) / (2 * h2 * regularization);
+      area += h1 * h2 * std::sqrt(1.0 + g1 * g1 + g2 * g2);
+    }
+  return area;
+}
+
+template<typename Real>
+double
+GraphWillmoreEnergy(const Real * u, const Grid & grid, double regularization)
+{
+  const std::size_t nx = grid.size[0], ny = grid.size[1];
+  const double ih1 = 1.0 / grid.spacing[0], ih2 = 1.0 / grid.spacing[1];
+  const double eps2 = regularization * regularization;
+  double energy = 0.0;
+  for (std::size_t j = 1; j + 1 < ny; ++j)
+    for (std::size_t i = 1; i + 1 < nx; ++i)
+    {
+      const std::size_t p = i + nx * j;
+      double qh[2];
+      curvatureflow::mcf_node_curvature(double(u[p]),
+                                        double(u[p + 1]),
+                                        double(u[p - 1]),
+                                        double(u[p + nx]),
+                                        double(u[p - nx]),
+                                        double(u[p + nx + 1]),
+                                        double(u[p + nx - 1]),
+                                        double(u[p - nx + 1]),
+                                        double(u[p - nx - 1]),
+                                        ih1,
+                                        ih2,
+                                        eps2,
+                                        qh);
+      energy += qh[1] * qh[1] * qh[0];
+    }
+  return energy * grid.spacing[0] * grid.spacing[1] / regularization;
+}
+
+#define GPUR_INSTANTIATE_GRAPH_FLOW(Real)                                                                              \
+  template class GraphFlow<Real>;                                                                                      \
+  template GraphFlowReport GraphFlowRun(const Real *,                                                                  \
+                                        Real *,                                                                        \
+                                        const Grid &,                                                                  \
+                                        const GraphFlowParameters &,                                                   \
+                                        const ExecutionOptions &,                                                      \
+                                        const ProgressCallback &);                                                     \
+  template double GraphSurfaceArea(const Real *, const Grid &, double);                                                \
+  template double GraphWillmoreEnergy(const Real *, const Grid &, double);
+GPUR_INSTANTIATE_GRAPH_FLOW(float)
+GPUR_INSTANTIATE_GRAPH_FLOW(double)
+
+} // namespace gpur
