@@ -73,6 +73,10 @@ set(readme_cxx_l1mc_filter_check "psnr-gain|slice.nrrd|denoised.mha|truth2d.mha|
 # better PSNR (measured +2.4 dB: the 64^2 phantom's details are a few pixels wide, its lines short).
 set(readme_cxx_levellines_filter_stdout "^(CPU|OpenCL: .+): sigma 0\\.[0-9]+, mean length [0-9.]+ pixels$")
 set(readme_cxx_levellines_filter_check "psnr-gain|slice.nrrd|denoised.mha|truth2d.mha|2")
+# sparse_filter (docs/sparse-recovery.md): 30 stars recovered from half their circulant measurements, converged,
+# within 1e-3 of their range (the l1 bias of relative alpha 1e-4; the filter tests measure 1.7e-4).
+set(readme_cxx_sparse_filter_stdout "^(CPU|OpenCL: .+): [0-9]+ iterations, converged: yes$")
+set(readme_cxx_sparse_filter_check "compare|recovered.mha|stars.mha|stars.mha|1e-6|1e-3")
 # cli_l1mc: the 2D slice against its truth (the default check reads the 3D phantom's).
 set(readme_sh_cli_l1mc_check "psnr-gain|INPUT|OUTPUT|truth2d.mha|5")
 set(readme_cxx_poisson_filter_stdout
@@ -181,7 +185,7 @@ foreach(name IN LISTS readme_cxx_NAMES)
   configure_file("${readme_dir}/readme_${name}.cxx.new" "${readme_dir}/readme_${name}.cxx" COPYONLY)
   add_executable(readme_${name} "${readme_dir}/readme_${name}.cxx")
   target_link_libraries(readme_${name} PRIVATE ITKGPURestorationTotalVariation ITKGPURestorationPSCR
-    ITKGPURestorationL1MeanCurvature ITKGPURestorationLevelLines ${ITK_LIBRARIES})
+    ITKGPURestorationL1MeanCurvature ITKGPURestorationLevelLines ITKGPURestorationSparseRecovery ${ITK_LIBRARIES})
   gpur_warnings(readme_${name})
   add_test(NAME readme-cxx-${name}
     COMMAND ${CMAKE_COMMAND} "-DPROGRAM=$<TARGET_FILE:readme_${name}>" "-DWORK=${readme_dir}/cxx-${name}"

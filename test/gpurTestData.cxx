@@ -32,6 +32,11 @@
 //       (one entry per axis, x first), with an origin and an oblique direction: f is
 //       written to <rhs-file>, u to <solution-file> (float). With Neumann on every axis
 //       and shift 0 the solution is written with zero mean, as the solver returns it.
+//   gpurTestData sparse2d <nx> <ny> <stars> <psf-sigma> <seed> <truth-file> <psf-file>
+//       A 2D star field for itkgpurestoration-sparse: <stars> nonzero pixels of values
+//       uniform in [1, 3] at distinct random positions on nx x ny (spacing 0.5 x 0.75, an
+//       origin), 0 elsewhere, and a normalised Gaussian point-spread function of sigma
+//       <psf-sigma> pixels, (2 ceil(3 sigma) + 1)^2 pixels centred at size / 2, at the same spacing.
 //   gpurTestData bad-inputs <good-3d-image> <dicom-series-folder> <folder>
 //       Corrupt and unsupported inputs of the tools' bad-input tests (truncated,
 //       damaged zlib/gzip, impossible or empty headers, vector and RGB pixels,
@@ -449,6 +454,60 @@ Poisson(const std::vector<std::string> & args)
                         : WritePoissonProblem<3>(boundaries, shift, sizes, spacings, args[4], args[5]);
 }
 
+/** sparse2d <nx> <ny> <stars> <psf-sigma> <seed> <truth-file> <psf-file>: a star field and a Gaussian PSF. */
+int
+SparseStars(const std::vector<std::string> & args)
+{
+  if (args.size() != 7)
+    throw std::invalid_argument("sparse2d <nx> <ny> <stars> <psf-sigma> <seed> <truth-file> <psf-file>");
+  using ImageType = itk::Image<float, 2>;
+  const std::size_t nx = std::stoul(args[0]), ny = std::stoul(args[1]), stars = std::stoul(args[2]);
+  const double sigma = ToDouble(args[3]);
+  if (stars == 0 || stars > nx * ny || !(sigma > 0.0))
+    throw std::invalid_argument("sparse2d: 1 to nx * ny stars and a PSF sigma > 0");
+  std::mt19937_64 random(std::stoull(args[4]));
+  std::vector<std::size_t> positions(nx * ny);
+  std::iota(positions.begin(), positions.end(), std::size_t{ 0 });
+  std::vector<float> truth(nx * ny, 0.0f);
+  for (std::size_t k = 0; k < stars; ++k) // a partial Fisher-Yates shuffle: distinct positions
+  {
+    std::swap(positions[k], positions[k + random() % (positions.size() - k)]);
+    truth[positions[k]] = static_cast<float>(1.0 + 2.0 * static_cast<double>(random() >> 11) * 0x1.0p-53);
+  }
+  const auto write = [](const std::vector<float> & values, std::size_t sx, std::size_t sy, const std::string & file)
+  {
+    auto image = ImageType::New();
+    image->SetRegions(ImageType::SizeType{ { sx, sy } });
+    ImageType::SpacingType spacing;
+    spacing[0] = 0.5;
+    spacing[1] = 0.75;
+    image->SetSpacing(spacing);
+    ImageType::PointType origin;
+    origin[0] = -4.0;
+    origin[1] = 2.5;
+    image->SetOrigin(origin);
+    image->Allocate();
+    CopyPixels(values, image.GetPointer());
+    itk::WriteImage(image, file);
+  };
+  write(truth, nx, ny, args[5]);
+  const auto radius = static_cast<std::size_t>(std::ceil(3.0 * sigma));
+  const std::size_t side = 2 * radius + 1;
+  std::vector<float> psf(side * side);
+  double sum = 0.0;
+  for (std::size_t j = 0; j < side; ++j)
+    for (std::size_t i = 0; i < side; ++i)
+    {
+      const double dx = static_cast<double>(i) - radius, dy = static_cast<double>(j) - radius;
+      sum += psf[j * side + i] = static_cast<float>(std::exp(-(dx * dx + dy * dy) / (2.0 * sigma * sigma)));
+    }
+  for (float & v : psf)
+    v = static_cast<float>(v / sum);
+  write(psf, side, side, args[6]);
+  std::cout << "sparse2d " << nx << " x " << ny << ": " << stars << " stars, PSF " << side << " x " << side << "\n";
+  return EXIT_SUCCESS;
+}
+
 } // namespace
 
 int
@@ -474,11 +533,13 @@ main(int argc, char * argv[])
       return Variance(args);
     if (command == "poisson")
       return Poisson(args);
+    if (command == "sparse2d")
+      return SparseStars(args);
     if (command == "bad-inputs")
       return gpur::testdata::BadInputs(args);
     std::cerr
-      << "usage: gpurTestData phantom|phantom2d|hu-phantom|dicom-series|compare|psnr-gain|variance|poisson|bad-inputs "
-         "... (see the "
+      << "usage: gpurTestData phantom|phantom2d|hu-phantom|dicom-series|compare|psnr-gain|variance|poisson|sparse2d|"
+         "bad-inputs ... (see the "
          "source's header)\n";
   }
   catch (const std::exception & e)

@@ -590,3 +590,115 @@ if(TARGET itkgpurestoration-levellines)
       LABELS "cli;slicer;levellines")
   endif()
 endif()
+
+# (14) itkgpurestoration-sparse (compressed sensing with partial circulant matrices, 2D) on a star field
+# (gpurTestData sparse2d: 25 stars on 48 x 40, a Gaussian PSF of sigma 1.5): measure with a drawn operator (saved
+# with --mask-output and --generator-output), recover from it drawn again from the seed and read from the files
+# (CPU and OpenCL), deblur from blurred measurements; each recovered image against the stars (max |difference|
+# relative to their range); the Slicer description and progress; failures with exit 1, one line, no output.
+if(TARGET itkgpurestoration-sparse)
+  set(cli_sr_dir "${cli_tv_dir}/sparse")
+  file(MAKE_DIRECTORY "${cli_sr_dir}")
+  set(cli_sr_tool $<TARGET_FILE:itkgpurestoration-sparse>)
+  add_test(NAME itkgpurestoration-sparse-data
+    COMMAND $<TARGET_FILE:gpurTestData> sparse2d 48 40 25 1.5 3 "${cli_sr_dir}/stars.nrrd" "${cli_sr_dir}/psf.nrrd")
+  set_tests_properties(itkgpurestoration-sparse-data PROPERTIES FIXTURES_SETUP CliSparseData)
+  add_test(NAME itkgpurestoration-sparse-measure
+    COMMAND ${cli_sr_tool} --mode measure --ratio 0.5 --seed 7 --backend cpu --mask-output "${cli_sr_dir}/mask.nrrd"
+      --generator-output "${cli_sr_dir}/generator.nrrd" "${cli_sr_dir}/stars.nrrd" "${cli_sr_dir}/y.nrrd")
+  add_test(NAME itkgpurestoration-sparse-measure-blurred
+    COMMAND ${cli_sr_tool} --mode measure --ratio 0.5 --seed 7 --psf "${cli_sr_dir}/psf.nrrd"
+      "${cli_sr_dir}/stars.nrrd" "${cli_sr_dir}/y-blurred.nrrd")
+  set_tests_properties(itkgpurestoration-sparse-measure PROPERTIES PASS_REGULAR_EXPRESSION
+    "measure, 960 of 1920 measured \\(mask drawn from seed 7, generator drawn from seed 7\\)")
+  set_tests_properties(itkgpurestoration-sparse-measure itkgpurestoration-sparse-measure-blurred PROPERTIES
+    FIXTURES_REQUIRED CliSparseData FIXTURES_SETUP CliSparseMeasured)
+  # cli_sr_run(<name> <tolerance> <tool arguments>...): recovers DATA/<input> into <name>.nrrd, then compares it with
+  # the stars (max |difference| <= tolerance x their range, the input's geometry).
+  function(cli_sr_run name tolerance)
+    set(args ${ARGN})
+    list(TRANSFORM args REPLACE "^DATA/" "${cli_sr_dir}/")
+    add_test(NAME itkgpurestoration-sparse-run-${name} COMMAND ${cli_sr_tool} ${args} "${cli_sr_dir}/${name}.nrrd")
+    add_test(NAME itkgpurestoration-sparse-${name}
+      COMMAND $<TARGET_FILE:gpurTestData> compare "${cli_sr_dir}/${name}.nrrd" "${cli_sr_dir}/stars.nrrd"
+        "${cli_sr_dir}/stars.nrrd" 1e-6 ${tolerance})
+    set_tests_properties(itkgpurestoration-sparse-run-${name} PROPERTIES
+      FIXTURES_REQUIRED "CliSparseData;CliSparseMeasured" FIXTURES_SETUP CliSparseRun-${name})
+    set_tests_properties(itkgpurestoration-sparse-${name} PROPERTIES
+      FIXTURES_REQUIRED "CliSparseData;CliSparseRun-${name}")
+    set_tests_properties(itkgpurestoration-sparse-run-${name} itkgpurestoration-sparse-${name} PROPERTIES
+      LABELS "cli;sparse")
+  endfunction()
+  # Measured: 1.75e-4 of the range (the l1 bias of relative alpha 1e-4) for FISTA and CPADMM, on both backends.
+  cli_sr_run(seed 1e-3 --ratio 0.5 --seed 7 --relative-alpha 1e-4 --backend cpu DATA/y.nrrd)
+  cli_sr_run(files-opencl 1e-3 --mask DATA/mask.nrrd --generator DATA/generator.nrrd --relative-alpha 1e-4
+    --backend opencl DATA/y.nrrd)
+  cli_sr_run(cpadmm 1e-3 --ratio 0.5 --seed 7 --relative-alpha 1e-4 --solver cpadmm --backend cpu DATA/y.nrrd)
+  # Deblurring, CPADMM (3150 iterations to the gap tolerance, FISTA 4930): measured 4.6e-3 of the range.
+  cli_sr_run(deblur 1e-2 --mode deblur --psf DATA/psf.nrrd --nonnegative --ratio 0.5 --seed 7 --solver cpadmm
+    --backend cpu DATA/y-blurred.nrrd)
+  set_tests_properties(itkgpurestoration-sparse-run-deblur PROPERTIES PASS_REGULAR_EXPRESSION
+    "deblur, 960 of 1920 measured .*, CPADMM, .*iterations \\(converged\\)")
+  set_tests_properties(itkgpurestoration-sparse-run-seed PROPERTIES PASS_REGULAR_EXPRESSION
+    "recover, 960 of 1920 measured .*, FISTA, alpha [0-9.e-]+ \\(0\\.0001 of alpha_max [0-9.e-]+\\), [0-9]+ iterations \\(converged\\), relative gap")
+  set_tests_properties(itkgpurestoration-sparse-data itkgpurestoration-sparse-measure
+    itkgpurestoration-sparse-measure-blurred PROPERTIES LABELS "cli;sparse")
+  # Not converged within --iterations: a warning, the output written, exit 0.
+  add_test(NAME itkgpurestoration-sparse-warns-not-converged
+    COMMAND ${CMAKE_COMMAND} "-DTOOL=${cli_sr_tool}"
+      "-DARGS=--ratio|0.5|--seed|7|--iterations|5|--quiet|--backend|cpu|${cli_sr_dir}/y.nrrd|${cli_sr_dir}/not-converged.nrrd"
+      "-DOUTPUT=${cli_sr_dir}/not-converged.nrrd" "-DMESSAGE=.*5 iterations" -DPROGRAM=itkgpurestoration-sparse
+      -P "${CMAKE_CURRENT_SOURCE_DIR}/ExpectWarning.cmake")
+  set_tests_properties(itkgpurestoration-sparse-warns-not-converged PROPERTIES
+    FIXTURES_REQUIRED "CliSparseData;CliSparseMeasured" LABELS "cli;sparse")
+
+  function(cli_sr_expect_failure name message)
+    set(output "${cli_sr_dir}/failure-${name}/out.nrrd")
+    set(args ${ARGN} "${output}")
+    list(TRANSFORM args REPLACE "^DATA/" "${cli_sr_dir}/")
+    string(REPLACE ";" "|" args "${args}")
+    add_test(NAME itkgpurestoration-sparse-fails-${name}
+      COMMAND ${CMAKE_COMMAND} "-DTOOL=${cli_sr_tool}" "-DARGS=${args}" "-DOUTPUT=${output}" "-DMESSAGE=${message}"
+        -DPROGRAM=itkgpurestoration-sparse -P "${CMAKE_CURRENT_SOURCE_DIR}/ExpectFailure.cmake")
+    set_tests_properties(itkgpurestoration-sparse-fails-${name} PROPERTIES
+      FIXTURES_REQUIRED "CliSparseData;CliSparseMeasured" LABELS "cli;sparse")
+  endfunction()
+  cli_sr_expect_failure(deblur-without-psf "--mode deblur needs --psf" --mode deblur --ratio 0.5 DATA/y.nrrd)
+  cli_sr_expect_failure(recover-with-psf "--mode recover has none" --psf DATA/psf.nrrd --ratio 0.5 DATA/y.nrrd)
+  cli_sr_expect_failure(no-sampling-set "no sampling set: give --mask, or --ratio" DATA/y.nrrd)
+  cli_sr_expect_failure(mask-and-ratio "--mask and --ratio both give the sampling set" --mask DATA/mask.nrrd
+    --ratio 0.5 DATA/y.nrrd)
+  cli_sr_expect_failure(bad-ratio "--ratio needs a number in \\[0, 1\\]" --ratio 1.5 DATA/y.nrrd)
+  cli_sr_expect_failure(mask-output "save the operator of --mode measure" --ratio 0.5 --mask-output
+    DATA/failure-mask-output/mask.nrrd DATA/y.nrrd)
+  cli_sr_expect_failure(bad-solver "--solver must be one of fista, cpista, cpadmm" --solver omp --ratio 0.5
+    DATA/y.nrrd)
+  cli_sr_expect_failure(relative-alpha "relativeAlpha" --relative-alpha 2 --ratio 0.5 DATA/y.nrrd)
+  cli_sr_expect_failure(zero-iterations "--iterations needs an integer in" --iterations 0 --ratio 0.5 DATA/y.nrrd)
+  # The stars as a mask: values other than 0 and 1 (read as 8-bit: 1, 2 and 3).
+  cli_sr_expect_failure(bad-mask "the mask holds the value [23]" --mask DATA/stars.nrrd DATA/y.nrrd)
+  cli_sr_expect_failure(psf-grid "the PSF image has spacing" --mode deblur --psf "${cli_tv_input}" --ratio 0.5
+    DATA/y.nrrd)
+  cli_sr_expect_failure(missing-mask "does not exist" --mask DATA/no-such-mask.nrrd DATA/y.nrrd)
+  cli_sr_expect_failure(volume "is a 3D image; sparse recovery with circulant sensing is 2D" --ratio 0.5
+    "${cli_dicom_dir}/volume.mha")
+  set_tests_properties(itkgpurestoration-sparse-fails-volume PROPERTIES
+    FIXTURES_REQUIRED "CliDicomData;CliSparseData;CliSparseMeasured")
+  cli_sr_expect_failure(memory-limit "unknown option '--device-memory-limit'" --device-memory-limit 64 --ratio 0.5
+    DATA/y.nrrd)
+
+  cli_expect_help(help itkgpurestoration-sparse "^usage: itkgpurestoration-sparse " "--device-memory-limit" --help)
+  if(Python3_Interpreter_FOUND)
+    add_test(NAME itkgpurestoration-sparse-xml
+      COMMAND Python3::Interpreter "${CMAKE_CURRENT_SOURCE_DIR}/CheckSlicerXML.py" ${cli_sr_tool})
+    # Progress lines through a run of about 1300 iterations (it converges: no warning on stderr).
+    add_test(NAME itkgpurestoration-sparse-slicer-progress
+      COMMAND ${cli_progress_check} --program itkgpurestoration-sparse --min-progress 3 --
+        ${cli_sr_tool} --ratio 0.5 --seed 7 --relative-alpha 1e-4 --backend cpu "${cli_sr_dir}/y.nrrd"
+        "${cli_sr_dir}/progress-slicer.nrrd")
+    set_tests_properties(itkgpurestoration-sparse-slicer-progress PROPERTIES
+      FIXTURES_REQUIRED "CliSparseData;CliSparseMeasured")
+    set_tests_properties(itkgpurestoration-sparse-xml itkgpurestoration-sparse-slicer-progress PROPERTIES
+      LABELS "cli;slicer;sparse")
+  endif()
+endif()

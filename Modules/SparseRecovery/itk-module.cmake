@@ -4,6 +4,7 @@
 itk_module(ITKGPURestorationSparseRecovery
   DEPENDS
     ITKGPURestoration
+    ITKCommon
   TEST_DEPENDS
     ITKGoogleTest
   DESCRIPTION

@@ -207,3 +207,26 @@ def test_levellines_compare_quick(tmp_path):
     for row in result["results"]:
         assert row["ms"]["128"] > 0 and row["fps"] > 0
         assert row["psnr"]["camera"] > result["noisy_psnr"]["camera"]
+
+
+def test_sparse_deblur_hubble(tmp_path):
+    skimage_io = pytest.importorskip("skimage.io")
+    pytest.importorskip("skimage.restoration")
+    example = load_example("sparse_deblur_hubble")
+    output = tmp_path / "hubble.png"
+    # The 128 x 128 crop and 1000 iterations (the picture: 256 x 256, 3000 iterations, 42.34 dB against RL's 36.07).
+    result = example.main(["--output", str(output), "--size", "128", "--iterations", "1000", "--backend", "cpu"])
+
+    # The panel truth | blurred | Richardson-Lucy | compressed-sensing deblur under title bars, uint8 grey.
+    panel = skimage_io.imread(output)
+    assert panel.shape == (128 + example.TITLE_HEIGHT, 4 * 128) and panel.dtype == np.uint8
+    assert (panel[: example.TITLE_HEIGHT] < 128).any()  # the titles were drawn
+    # Measured (seed 2009, PSF sigma 2, m = n / 2): 10.0 % nonzero, blurred 28.34 dB, Richardson-Lucy 36.81 dB
+    # (its best, 200 iterations), compressed-sensing deblur 40.89 dB from half the measurements.
+    assert result["nonzero"] == pytest.approx(0.10, abs=0.002)
+    assert result["psnr_blurred"] == pytest.approx(28.34, abs=0.05)
+    assert result["psnr_rl"] >= result["psnr_blurred"] + 8.0
+    assert result["psnr_cs"] >= 40.5
+    assert result["psnr_cs"] >= result["psnr_rl"] + 3.5
+    report = result["report"]
+    assert report["measurements"] == 128 * 128 // 2 and report["iterations"] == 1000 and report["solver"] == "FISTA"

@@ -15,7 +15,8 @@ data names the noise-free image ``clean`` and the noisy one ``noisy``. The
 denoises CT in HU, whose FBP error bounds the PSNR gain, and the 2D ``l1mc`` block reports no
 gap: the ``check_readme_snippet`` of test_poisson.py, test_separable.py, test_noise_level.py and
 test_l1_mean_curvature.py check what they assign; the ``levellines`` block (a photograph on the 0-255
-scale) is checked by test_level_lines.py.
+scale) is checked by test_level_lines.py, the ``sparse`` block (stars recovered and deblurred from compressed
+measurements) by test_sparse_recovery.py.
 """
 
 import re
@@ -31,6 +32,7 @@ from test_l1_mean_curvature import check_readme_snippet as check_l1mc_snippet
 from test_level_lines import check_readme_snippet as check_level_lines_snippet
 from test_noise_level import check_readme_snippet as check_hounsfield_snippet
 from test_separable import check_readme_snippet as check_separable_snippet
+from test_sparse_recovery import check_readme_snippet as check_sparse_snippet
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 READMES = [REPOSITORY / "README.md", REPOSITORY / "wrapping" / "README.md", *sorted((REPOSITORY / "docs").glob("*.md"))]
@@ -94,6 +96,9 @@ def test_readme_python_block(readme, name, code, inputs):
         return
     if name == "levellines":
         check_level_lines_snippet(namespace)
+        return
+    if name == "sparse":
+        check_sparse_snippet(namespace)
         return
     if "clean" in namespace:  # the block made its own data
         truth, noisy = namespace["clean"], namespace["noisy"]

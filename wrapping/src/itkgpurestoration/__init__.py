@@ -9,7 +9,9 @@ staircasing, contrast kept), ``denoise_level_lines`` and
 ``denoise_level_lines_dask`` (PI-PD level-line denoising of 2D images and
 stacks of frames, milliseconds per image; ``level_lines_radius`` its
 footprint), ``denoise_statistical_tv`` (noise-weighted TV for CT, TV gradient
-descent), ``solve_poisson`` and ``PoissonSolver`` (PSCR direct solver of
+descent), ``recover_sparse`` (compressed sensing with partial circulant
+matrices: sparse recovery and deblurring from compressed measurements;
+``circulant_sensing`` draws the operator, ``measure_circulant`` applies it), ``solve_poisson`` and ``PoissonSolver`` (PSCR direct solver of
 -Lap u + c u = f), ``solve_separable`` and ``SeparableSolver`` (the same solver
 for general separable factors, ``AxisFactors``, e.g. ``p1_axis`` on
 non-uniform meshes), ``estimate_noise_variance`` (the noise level of an image,
@@ -32,6 +34,7 @@ from ._noise import estimate_noise_variance
 from ._phantom import CTPhantom, CTScan, make_ct_phantom, simulate_ct
 from ._poisson import PoissonSolver, solve_poisson
 from ._separable import AxisFactors, SeparableSolver, p1_axis, second_difference_axis, solve_separable
+from ._sparse_recovery import circulant_sensing, measure_circulant, recover_sparse
 from ._statistical import denoise_statistical_tv
 
 __all__ = [
@@ -44,6 +47,7 @@ __all__ = [
     "NumericalError",
     "PoissonSolver",
     "SeparableSolver",
+    "circulant_sensing",
     "denoise_l1_mean_curvature",
     "denoise_level_lines",
     "denoise_level_lines_dask",
@@ -56,7 +60,9 @@ __all__ = [
     "level_lines_radius",
     "list_devices",
     "make_ct_phantom",
+    "measure_circulant",
     "p1_axis",
+    "recover_sparse",
     "second_difference_axis",
     "simulate_ct",
     "solve_poisson",

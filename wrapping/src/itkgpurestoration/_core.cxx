@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // pybind11 module itkgpurestoration._core: the thin layer between NumPy arrays
 // and the ITK-free engines (gpur::DenoiseTVAtNoiseLevel, gpur::DenoiseStatisticalTV,
-// gpur::DenoiseStatisticalTVGD, gpur::DenoiseL1MeanCurvature, gpur::DenoiseLevelLines, gpur::PSCRSolver with the
-// factor builders of
-// gpurSeparableProblems.h) and the CT phantom generator. Argument checking
+// gpur::DenoiseStatisticalTVGD, gpur::DenoiseL1MeanCurvature, gpur::DenoiseLevelLines,
+// gpur::RecoverSparse and gpur::CirculantOperator, gpur::PSCRSolver with the factor
+// builders of gpurSeparableProblems.h) and the CT phantom generator. Argument checking
 // that needs Python types (SimpleITK/itk images, dtype policy) lives in the
 // Python package.
 #include "gpurCTPhantom.h"
@@ -18,6 +18,7 @@
 #include "gpurParallel.h"
 #include "gpurPhantom.h"
 #include "gpurSeparableProblems.h"
+#include "gpurSparseRecovery.h"
 #include "gpurStatisticalTV.h"
 #include "gpurStopwatch.h"
 #include "gpurTVDenoiser.h"
@@ -1214,6 +1215,289 @@ DefineEngine(py::module_ & m, const std::string & suffix)
         py::arg("threads"));
 }
 
+/**
+ * The engine's sensing operator from NumPy arrays (1D signal or 2D image, NumPy axis order, so that the C-order
+ * index is the engine's x-fastest index): generator and mask of shape `shape`, psf None or an array of the same
+ * number of dimensions.
+ */
+gpur::CirculantSensing
+SensingOf(const std::vector<py::ssize_t> & shape,
+          const py::array_t<double, py::array::c_style | py::array::forcecast> & generator,
+          const py::array_t<std::uint8_t, py::array::c_style> & mask,
+          const std::optional<py::array_t<double, py::array::c_style | py::array::forcecast>> & psf,
+          bool normalizePSF)
+{
+  const auto sameShape = [&shape](const py::array & a, const char * name)
+  {
+    if (static_cast<std::size_t>(a.ndim()) != shape.size() || !std::equal(shape.begin(), shape.end(), a.shape()))
+    {
+      throw gpur::InvalidArgument(std::string(name) + " must have the measurements' shape");
+    }
+  };
+  sameShape(generator, "the generator");
+  sameShape(mask, "the mask");
+  gpur::CirculantSensing sensing;
+  sensing.size.assign(shape.rbegin(), shape.rend());
+  sensing.generator.assign(generator.data(), generator.data() + generator.size());
+  sensing.mask.assign(mask.data(), mask.data() + mask.size());
+  if (psf)
+  {
+    if (static_cast<std::size_t>(psf->ndim()) != shape.size())
+    {
+      throw gpur::InvalidArgument("the psf must have as many dimensions as the measurements (" +
+                                  std::to_string(shape.size()) + "), got " + std::to_string(psf->ndim()));
+    }
+    sensing.psf.assign(psf->data(), psf->data() + psf->size());
+    sensing.psfSize.assign(psf->shape(), psf->shape() + psf->ndim());
+    std::reverse(sensing.psfSize.begin(), sensing.psfSize.end());
+    sensing.normalizePSF = normalizePSF;
+  }
+  sensing.Validate();
+  return sensing;
+}
+
+/** One iteration of a sparse recovery as a dict (what the Python callback receives). */
+py::dict
+SparseIterationToDict(const gpur::SparseIterationInfo & info)
+{
+  py::dict d;
+  d["iteration"] = info.iteration;
+  d["relative_change"] = info.relativeChange;
+  d["objective"] = info.objective;
+  d["relative_gap"] = info.relativeGap;
+  d["relative_error"] = info.relativeError;
+  return d;
+}
+
+py::dict
+ReportToDict(const gpur::SparseRecoveryReport & report)
+{
+  py::dict d = BackendFields(report.backend);
+  d["stop"] = report.stop == gpur::SparseStop::Converged      ? "converged"
+              : report.stop == gpur::SparseStop::TruthReached ? "truth_reached"
+                                                              : "maximum_iterations";
+  d["converged"] = report.converged;
+  d["iterations"] = report.iterations;
+  d["alpha"] = report.alpha;
+  d["alpha_max"] = report.alphaMax;
+  d["step"] = report.step;
+  d["sigma"] = report.sigma;
+  d["norm_squared_bound"] = report.normSquaredBound;
+  d["objective"] = report.objective;
+  d["relative_gap"] = report.relativeGap;
+  d["relative_residual"] = report.relativeResidual;
+  d["nonzeros"] = report.nonzeros;
+  d["relative_change"] = report.relativeChange;
+  d["relative_error"] = report.relativeError;
+  py::list history;
+  for (const auto & info : report.history)
+    history.append(SparseIterationToDict(info));
+  d["history"] = history;
+  d["bytes"] = report.bytes;
+  d["setup_seconds"] = report.setupSeconds;
+  d["seconds"] = report.seconds;
+  d["warnings"] = report.warnings;
+  return d;
+}
+
+/** The shape of a 1D signal or 2D image as a vector; ValueError for other dimensions. */
+std::vector<py::ssize_t>
+SignalShape(const py::array & a)
+{
+  if (a.ndim() != 1 && a.ndim() != 2)
+  {
+    throw gpur::InvalidArgument("sparse recovery takes a 1D signal or a 2D image, got " + std::to_string(a.ndim()) +
+                                " dimensions");
+  }
+  return std::vector<py::ssize_t>(a.shape(), a.shape() + a.ndim());
+}
+
+/** y = P C B x, zero-filled (gpur::CirculantOperator::Apply), and the backend it ran on. */
+template<typename Real>
+py::tuple
+MeasureCirculant(py::array_t<Real, py::array::c_style> x,
+                 const py::array_t<double, py::array::c_style | py::array::forcecast> & generator,
+                 const py::array_t<std::uint8_t, py::array::c_style> & mask,
+                 const std::optional<py::array_t<double, py::array::c_style | py::array::forcecast>> & psf,
+                 bool normalizePSF,
+                 const std::string & backend,
+                 const std::string & device,
+                 unsigned threads)
+{
+  const std::vector<py::ssize_t> shape = SignalShape(x);
+  const gpur::CirculantSensing sensing = SensingOf(shape, generator, mask, psf, normalizePSF);
+  const gpur::ExecutionOptions execution = Execution(backend, device, threads);
+  py::array_t<Real> y(shape);
+  const Real * in = x.data();
+  Real * out = y.mutable_data();
+  gpur::ResolvedBackend used;
+  {
+    py::gil_scoped_release release;
+    const gpur::CirculantOperator<Real> op(sensing, execution);
+    op.Apply(in, out);
+    used = op.Backend();
+  }
+  return py::make_tuple(y, BackendFields(used));
+}
+
+/**
+ * gpur::RecoverSparse of zero-filled measurements y (1D or 2D): (x, report dict). callback (None or a callable)
+ * receives every iteration as a dict (SparseIterationToDict) with the GIL held; a falsy return other than None
+ * aborts (itkgpurestoration.Aborted), an exception it raises is re-raised as is. truth (None or an array of y's
+ * shape): the relative error is reported, and the run stops at target_relative_error (0: never by it). Ctrl-C
+ * works as in SolveWithProgress.
+ */
+template<typename Real>
+py::tuple
+RecoverSparse(py::array_t<Real, py::array::c_style> y,
+              const py::array_t<double, py::array::c_style | py::array::forcecast> & generator,
+              const py::array_t<std::uint8_t, py::array::c_style> & mask,
+              const std::optional<py::array_t<double, py::array::c_style | py::array::forcecast>> & psf,
+              bool normalizePSF,
+              const gpur::SparseRecoveryParameters & parameters,
+              const std::string & backend,
+              const std::string & device,
+              unsigned threads,
+              const py::object & callback,
+              const std::optional<py::array_t<Real, py::array::c_style>> & truth,
+              double targetRelativeError)
+{
+  const std::vector<py::ssize_t> shape = SignalShape(y);
+  const gpur::CirculantSensing sensing = SensingOf(shape, generator, mask, psf, normalizePSF);
+  parameters.Validate();
+  const gpur::ExecutionOptions execution = Execution(backend, device, threads);
+  gpur::SparseRecoveryTruth<Real> known;
+  if (truth)
+  {
+    if (truth->ndim() != y.ndim() || !std::equal(shape.begin(), shape.end(), truth->shape()))
+      throw gpur::InvalidArgument("truth must have the measurements' shape");
+    known.truth = truth->data();
+    known.targetRelativeError = targetRelativeError;
+  }
+  py::array_t<Real> x(shape);
+  const Real * in = y.data();
+  Real * out = x.mutable_data();
+  std::exception_ptr callbackError;
+  const gpur::SparseIterationCallback iterate = [&callback, &callbackError](const gpur::SparseIterationInfo & info)
+  {
+    if (callback.is_none())
+      return true;
+    py::gil_scoped_acquire gil;
+    try
+    {
+      const py::object result = callback(SparseIterationToDict(info));
+      return result.is_none() || py::bool_(result);
+    }
+    catch (...)
+    {
+      callbackError = std::current_exception();
+      return false;
+    }
+  };
+  gpur::SparseRecoveryReport report;
+  try
+  {
+    // No progress callable: SolveWithProgress only checks for Ctrl-C.
+    SolveWithProgress(py::none(),
+                      [&](const gpur::ProgressCallback & progress) {
+                        report =
+                          gpur::RecoverSparse<Real>(sensing, in, out, parameters, execution, progress, iterate, known);
+                      });
+  }
+  catch (const gpur::Aborted &)
+  {
+    if (callbackError)
+      std::rethrow_exception(callbackError);
+    throw;
+  }
+  py::dict d = ReportToDict(report);
+  d["solver"] = gpur::ToString(parameters.solver);
+  d["measurements"] = sensing.Measurements();
+  return py::make_tuple(x, d);
+}
+
+/**
+ * gpur::SparseRecoveryParameters as a Python class whose fields are the engine's (snake_case); the enumerations
+ * read and write as the engine's parse/print strings; circulant_sensing, measure_circulant_<suffix> and
+ * recover_sparse_<suffix>.
+ */
+void
+DefineSparseRecovery(py::module_ & m)
+{
+  using P = gpur::SparseRecoveryParameters;
+  py::class_<P>(m, "SparseRecoveryParameters")
+    .def(py::init<>())
+    .def_property(
+      "solver",
+      [](const P & p) { return std::string(gpur::ToString(p.solver)); },
+      [](P & p, const std::string & text) { p.solver = gpur::ParseSparseSolver(text); })
+    .def_readwrite("alpha", &P::alpha)
+    .def_readwrite("relative_alpha", &P::relativeAlpha)
+    .def_readwrite("step", &P::step)
+    .def_property(
+      "threshold",
+      [](const P & p) { return std::string(gpur::ToString(p.threshold)); },
+      [](P & p, const std::string & text) { p.threshold = gpur::ParseSparseThreshold(text); })
+    .def_readwrite("rho", &P::rho)
+    .def_readwrite("relative_sigma", &P::relativeSigma)
+    .def_readwrite("dual_step", &P::dualStep)
+    .def_readwrite("nonnegative", &P::nonnegative)
+    .def_readwrite("tolerance", &P::tolerance)
+    .def_readwrite("gap_tolerance", &P::gapTolerance)
+    .def_readwrite("maximum_iterations", &P::maximumIterations)
+    .def_readwrite("check_interval", &P::checkInterval)
+    .def("validate", &P::Validate, "throws ValueError naming the bad parameter (gpur::SparseRecoveryParameters)");
+  m.def(
+    "circulant_sensing",
+    [](const std::vector<std::size_t> & shape, double ratio, std::uint64_t seed)
+    {
+      // NumPy's shape is the engine's size reversed (x fastest).
+      const gpur::CirculantSensing s =
+        gpur::MakeGaussianCirculantSensing(std::vector<std::size_t>(shape.rbegin(), shape.rend()), ratio, seed);
+      const std::vector<py::ssize_t> numpyShape(shape.begin(), shape.end());
+      py::array_t<double> generator(numpyShape);
+      py::array_t<std::uint8_t> mask(numpyShape);
+      std::copy(s.generator.begin(), s.generator.end(), generator.mutable_data());
+      std::copy(s.mask.begin(), s.mask.end(), mask.mutable_data());
+      return py::make_tuple(generator, mask);
+    },
+    py::arg("shape"),
+    py::arg("ratio"),
+    py::arg("seed"),
+    "gpur::MakeGaussianCirculantSensing for a NumPy shape: (generator float64, mask uint8)");
+}
+
+/** measure_circulant_<suffix> and recover_sparse_<suffix>; noconvert: a wrong dtype or layout is refused. */
+template<typename Real>
+void
+DefineSparseEngine(py::module_ & m, const std::string & suffix)
+{
+  m.def(("measure_circulant_" + suffix).c_str(),
+        &MeasureCirculant<Real>,
+        py::arg("x").noconvert(),
+        py::arg("generator"),
+        py::arg("mask").noconvert(),
+        py::arg("psf"),
+        py::arg("normalize_psf"),
+        py::arg("backend"),
+        py::arg("device"),
+        py::arg("threads"));
+  m.def(("recover_sparse_" + suffix).c_str(),
+        &RecoverSparse<Real>,
+        py::arg("y").noconvert(),
+        py::arg("generator"),
+        py::arg("mask").noconvert(),
+        py::arg("psf"),
+        py::arg("normalize_psf"),
+        py::arg("parameters"),
+        py::arg("backend"),
+        py::arg("device"),
+        py::arg("threads"),
+        py::arg("callback"),
+        py::arg("truth").noconvert(),
+        py::arg("target_relative_error"));
+}
+
 } // namespace
 
 PYBIND11_MODULE(_core, m)
@@ -1264,6 +1548,9 @@ PYBIND11_MODULE(_core, m)
   DefineEngine<float>(m, "float32");
   DefineEngine<double>(m, "float64");
   DefineLevelLines(m);
+  DefineSparseRecovery(m);
+  DefineSparseEngine<float>(m, "float32");
+  DefineSparseEngine<double>(m, "float64");
   m.attr("TV_DEFAULT_MAX_ITERATIONS") = gpur::TVParameters().maxIterations;
   m.attr("TV_DEFAULT_TOLERANCE") = gpur::TVParameters().gapTolerance;
   m.attr("L1MC_DEFAULT_MAX_ITERATIONS") = gpur::L1MCParameters().maxIterations;
