@@ -8,6 +8,7 @@
 #include "gpurStopwatch.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <iomanip>
 #include <limits>
@@ -213,6 +214,22 @@ Format(double value, int digits, bool scientific)
 {
   std::ostringstream s;
   s << (scientific ? std::scientific : std::fixed) << std::setprecision(digits) << value;
+  return s.str();
+}
+
+std::string
+Cell(double value, int digits, bool scientific)
+{
+  return std::isnan(value) ? "-" : Format(value, digits, scientific);
+}
+
+std::string
+JsonNumber(double value)
+{
+  if (!std::isfinite(value))
+    return "null";
+  std::ostringstream s;
+  s << std::setprecision(6) << value;
   return s.str();
 }
 

@@ -95,9 +95,17 @@ SplitCommas(const std::string & text);
 std::string
 Format(double value, int digits, bool scientific = false);
 
+/** value with `digits` decimals, or "-" when it is NaN (a table cell with nothing measured). */
+std::string
+Cell(double value, int digits, bool scientific = false);
+
 /** text as a JSON string literal. */
 std::string
 JsonString(const std::string & text);
+
+/** value as a JSON number (6 significant digits), or null when it is not finite (JSON has no NaN). */
+std::string
+JsonNumber(double value);
 
 /** The "devices" (every OpenCL device) and "backends" (targets with their copy bandwidth) JSON members. */
 void

@@ -43,7 +43,9 @@
 namespace
 {
 
+using gpur::bench::Cell;
 using gpur::bench::Format;
+using gpur::bench::JsonNumber;
 using gpur::bench::JsonString;
 using gpur::bench::Target;
 
@@ -547,12 +549,6 @@ RunPrecision(const Options & o,
   }
 }
 
-std::string
-Cell(double value, int digits, bool scientific = false)
-{
-  return std::isnan(value) ? "-" : Format(value, digits, scientific);
-}
-
 /** "0.0123 (45%)": seconds per iteration and share of the subproblems' sum. */
 std::string
 Share(double seconds, double total)
@@ -717,16 +713,6 @@ PrintPeer(const std::vector<Row> & rows,
   }
   if (table.size() > 1)
     gpur::bench::PrintTable(std::cout, table, 3);
-}
-
-std::string
-JsonNumber(double value)
-{
-  if (std::isnan(value) || std::isinf(value))
-    return "null";
-  std::ostringstream s;
-  s << std::setprecision(6) << value;
-  return s.str();
 }
 
 void

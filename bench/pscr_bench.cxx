@@ -62,7 +62,9 @@
 namespace
 {
 
+using gpur::bench::Cell;
 using gpur::bench::Format;
+using gpur::bench::JsonNumber;
 using gpur::bench::JsonString;
 using gpur::bench::Target;
 
@@ -605,12 +607,6 @@ WarmUp(const std::vector<Target> & targets, const std::vector<unsigned> & radice
 }
 
 /** "-" for a quantity that does not apply (no transfer on the CPU, no FFTW build). */
-std::string
-Cell(double value, int digits, bool scientific = false)
-{
-  return std::isnan(value) ? "-" : Format(value, digits, scientific);
-}
-
 void
 PrintTable(const std::vector<Row> & rows)
 {
@@ -652,16 +648,6 @@ PrintTable(const std::vector<Row> & rows)
 }
 
 /** A JSON number, or null for NaN (not applicable). */
-std::string
-JsonNumber(double value)
-{
-  if (std::isnan(value))
-    return "null";
-  std::ostringstream s;
-  s << std::setprecision(6) << value;
-  return s.str();
-}
-
 /** Writes the JSON report to `out`, opened at start-up so that a bad path fails before the runs. */
 void
 WriteJson(std::ofstream & out,
