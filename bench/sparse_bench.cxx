@@ -67,9 +67,11 @@ constexpr double kRelativeAlpha = 1e-5;
  * (within 16 % of the best of a grid of rho and relativeSigma over four and
  * five decades at relativeAlpha = 1e-5, the best at 1e-4 and 1e-3; k/n = 0.05
  * and 0.10, n = 2^12 and 2^15; numpy float64 runs of the iteration, see
- * docs/benchmarks.md). The engine's defaults (rho 0.1, relativeSigma 0.01)
- * are this rule at its default relativeAlpha of 1e-3; at the benchmark's 1e-5
- * they take 23 to 39 times the iterations (3300 to 8300 instead of 150 to 240).
+ * docs/benchmarks.md). The engine applies the same rule when rho and
+ * relativeSigma are 0 (its defaults); the benchmark resolves them itself so
+ * that its output and JSON name the values used. The earlier fixed rho 0.1,
+ * relativeSigma 0.01 take 23 to 39 times the iterations at 1e-5 (3300 to 8300
+ * instead of 150 to 240).
  */
 constexpr double kRhoPerAlpha = 100, kRelativeSigmaPerAlpha = 10;
 

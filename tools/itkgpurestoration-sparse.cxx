@@ -190,14 +190,19 @@ DeclareOptions(gpur::cli::Parser & parser, Options & o)
                { "proximal", "paper" },
                o.threshold)
     .label = "Threshold";
-  parser.AddDouble("--rho", "R", "CPADMM penalty rho of v = C x (> 0).", o.rho, ParsePositiveDouble).label =
-    "CPADMM rho";
+  parser
+    .AddDouble("--rho",
+               "R",
+               "CPADMM penalty rho of v = C x (>= 0; 0: automatic, 100 alpha / alpha_max).",
+               o.rho,
+               ParseNonNegativeDouble)
+    .label = "CPADMM rho";
   parser
     .AddDouble("--relative-sigma",
                "S",
-               "CPADMM penalty sigma of z = x relative to ||A||^2 (> 0).",
+               "CPADMM penalty sigma of z = x relative to ||A||^2 (>= 0; 0: automatic, 10 alpha / alpha_max).",
                o.relativeSigma,
-               ParsePositiveDouble)
+               ParseNonNegativeDouble)
     .label = "CPADMM relative sigma";
   parser.AddDouble("--dual-step", "T", "CPADMM dual steps, in (0, (1 + sqrt 5) / 2).", o.dualStep, ParsePositiveDouble)
     .label = "CPADMM dual step";

@@ -227,7 +227,7 @@ def test_cpu_and_opencl_agree(has_opencl):
         (dict(relative_alpha=float("nan")), "relative_alpha must be finite and > 0"),
         (dict(step=0.0), "step must be finite and > 0"),
         (dict(threshold="hard"), "threshold must be one of 'proximal', 'paper'"),
-        (dict(rho=0.0), "rho must be finite and > 0"),
+        (dict(rho=-1.0), "rho must be a real number >= 0"),
         (dict(nonnegative="yes"), "nonnegative must be True or False"),
         (dict(tolerance=0.0), "tolerance must be finite and > 0"),
         (dict(max_iterations=0), "max_iterations must be >= 1"),

@@ -151,7 +151,7 @@ private:
 enum class SparseSolver
 {
   CPISTA, ///< iterative soft thresholding with the circulant operators [Fiandrotti2018, Algorithm 1]
-  FISTA,  ///< its accelerated form [Beck2009] (the default: the fewest FFTs to a given accuracy in our runs)
+  FISTA,  ///< its accelerated form [Beck2009]; the same 4 FFTs per iteration as CPADMM, but more iterations
   CPADMM  ///< the partial-circulant ADMM [Fiandrotti2018, Algorithm 3]
 };
 
@@ -193,10 +193,19 @@ struct SparseRecoveryParameters
   double step = 0.0;
   /** CPISTA/FISTA threshold convention. */
   SparseThreshold threshold = SparseThreshold::Proximal;
-  /** CPADMM penalty rho of v = C x, > 0 (dimensionless: the data term has unit weight). */
-  double rho = 0.1;
-  /** CPADMM penalty sigma of z = x relative to ||A||^2 (sigma = relativeSigma * NormSquaredBound()), > 0. */
-  double relativeSigma = 0.01;
+  /**
+   * CPADMM penalty rho of v = C x, >= 0 (dimensionless: the data term has unit weight). 0 (default): automatic,
+   * rho = 100 a with a = alpha / alpha_max the resolved relative weight (relativeAlpha when alpha is 0). The
+   * fastest penalties scale with a: rho ~ 100 a and relativeSigma ~ 10 a were within 16 % of the best of a grid
+   * at a = 1e-5, 1e-4 and 1e-3 (the calibration in docs/benchmarks.md, "Sparse recovery"), where fixed
+   * penalties tuned for a = 1e-3 need 30 times more iterations at a = 1e-5.
+   */
+  double rho = 0.0;
+  /**
+   * CPADMM penalty sigma of z = x relative to ||A||^2 (sigma = relativeSigma * NormSquaredBound()), >= 0.
+   * 0 (default): automatic, relativeSigma = 10 a (see rho).
+   */
+  double relativeSigma = 0.0;
   /** CPADMM dual steps tau1 = tau2, in (0, (1 + sqrt 5) / 2) for convergence [Fiandrotti2018, §4.3]. */
   double dualStep = 1.0;
   /** Project on x >= 0 in the threshold (sources of light, densities): the prox of alpha ||x||_1 + i_(x >= 0). */
@@ -263,10 +272,14 @@ struct SparseRecoveryReport
   SparseStop stop = SparseStop::MaximumIterations; ///< why the run stopped
   bool converged = false;  ///< stop is Converged (or TruthReached with the gap below gapTolerance)
   unsigned iterations = 0; ///< iterations done
-  /** The parameters as resolved: alpha, alpha_max, the step (CPISTA/FISTA), sigma (CPADMM), ||A||^2's bound. */
+  /**
+   * The parameters as resolved: alpha, alpha_max, the step (CPISTA/FISTA), rho and sigma (CPADMM), ||A||^2's
+   * bound.
+   */
   double alpha = 0.0;
   double alphaMax = 0.0;         ///< see alpha
   double step = 0.0;             ///< see alpha
+  double rho = 0.0;              ///< see alpha
   double sigma = 0.0;            ///< see alpha
   double normSquaredBound = 0.0; ///< see alpha
   /**

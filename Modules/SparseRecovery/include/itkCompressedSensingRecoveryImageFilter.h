@@ -141,12 +141,12 @@ public:
   itkSetEnumMacro(Threshold, ThresholdEnum);
   itkGetEnumMacro(Threshold, ThresholdEnum);
   /** @ITKEndGrouping */
-  /** CPADMM penalty rho of v = C x, > 0 (default 0.1). */
+  /** CPADMM penalty rho of v = C x, >= 0; 0 (default): 100 alpha / alpha_max (gpur::SparseRecoveryParameters). */
   /** @ITKStartGrouping */
   itkSetMacro(Rho, double);
   itkGetConstMacro(Rho, double);
   /** @ITKEndGrouping */
-  /** CPADMM penalty sigma of z = x relative to ||A||^2, > 0 (default 0.01). */
+  /** CPADMM penalty sigma of z = x relative to ||A||^2, >= 0; 0 (default): 10 alpha / alpha_max. */
   /** @ITKStartGrouping */
   itkSetMacro(RelativeSigma, double);
   itkGetConstMacro(RelativeSigma, double);

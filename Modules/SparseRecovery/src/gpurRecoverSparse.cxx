@@ -214,8 +214,14 @@ RecoverSparse(const CirculantSensing & sensing,
       double weight = report.alpha;
       if (parameters.solver == SparseSolver::CPADMM)
       {
-        report.sigma = parameters.relativeSigma * report.normSquaredBound;
-        constants.rho = parameters.rho;
+        // Automatic penalties (0): they scale with the resolved relative weight a = alpha / alpha_max, rho = 100 a
+        // and sigma = 10 a ||A||^2, the fastest settings of the calibration in docs/benchmarks.md
+        // ("Calibrating CPADMM"); fixed penalties slow down by 30x at a = 1e-5.
+        const double relative = report.alpha / report.alphaMax;
+        report.rho = parameters.rho > 0.0 ? parameters.rho : 100.0 * relative;
+        report.sigma =
+          (parameters.relativeSigma > 0.0 ? parameters.relativeSigma : 10.0 * relative) * report.normSquaredBound;
+        constants.rho = report.rho;
         constants.sigma = report.sigma;
         constants.dualStep = parameters.dualStep;
         // z = argmin alpha ||z||_1 + sigma/2 ||x + nu - z||^2 [Fiandrotti2018, Algorithm 3].

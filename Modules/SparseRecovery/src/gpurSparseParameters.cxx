@@ -84,8 +84,11 @@ SparseRecoveryParameters::Validate() const
           relativeAlpha,
           "in (0, 1) (a fraction of ||A^T y||_inf, the smallest alpha whose solution is 0)");
   Require(std::isfinite(step) && step >= 0.0, "step", step, "finite and >= 0 (0: 1 / ||A||^2's bound)");
-  Require(std::isfinite(rho) && rho > 0.0, "rho", rho, "finite and > 0");
-  Require(std::isfinite(relativeSigma) && relativeSigma > 0.0, "relativeSigma", relativeSigma, "finite and > 0");
+  Require(std::isfinite(rho) && rho >= 0.0, "rho", rho, "finite and >= 0 (0: 100 * alpha / alpha_max)");
+  Require(std::isfinite(relativeSigma) && relativeSigma >= 0.0,
+          "relativeSigma",
+          relativeSigma,
+          "finite and >= 0 (0: 10 * alpha / alpha_max)");
   Require(std::isfinite(dualStep) && dualStep > 0.0 && dualStep < 0.5 * (1.0 + std::sqrt(5.0)),
           "dualStep",
           dualStep,

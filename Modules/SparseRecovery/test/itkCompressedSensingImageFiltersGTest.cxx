@@ -447,7 +447,7 @@ TEST(CompressedSensingRecoveryFilter, BadInputThrowsITKExceptionsNamingTheProble
   expectMessage([](Filter * f) { f->SetAlpha(-1.0); }, "alpha");
   expectMessage([](Filter * f) { f->SetMaximumNumberOfIterations(0); }, "maximumIterations");
   expectMessage([](Filter * f) { f->SetTolerance(std::numeric_limits<double>::quiet_NaN()); }, "tolerance");
-  expectMessage([](Filter * f) { f->SetRho(0.0); }, "rho");
+  expectMessage([](Filter * f) { f->SetRho(-1.0); }, "rho"); // 0 is automatic
   expectMessage([](Filter * f) { f->SetSamplingRatio(1.5); }, "atio");
   // The sensing: missing, ambiguous, a mask of another size, not 0/1, empty.
   expectMessage([](Filter * f) { f->SetSamplingRatio(0.0); }, "no sampling set");

@@ -1281,6 +1281,7 @@ ReportToDict(const gpur::SparseRecoveryReport & report)
   d["alpha"] = report.alpha;
   d["alpha_max"] = report.alphaMax;
   d["step"] = report.step;
+  d["rho"] = report.rho;
   d["sigma"] = report.sigma;
   d["norm_squared_bound"] = report.normSquaredBound;
   d["objective"] = report.objective;

@@ -195,8 +195,8 @@ def _parameters(values):
         raise ValueError(f"relative_alpha must be in (0, 1), got {p.relative_alpha!r}")
     p.step = 0.0 if v["step"] is None else positive_finite(v["step"], "step")
     p.threshold = _choice(v["threshold"], "threshold")
-    p.rho = positive_finite(v["rho"], "rho")
-    p.relative_sigma = positive_finite(v["relative_sigma"], "relative_sigma")
+    p.rho = non_negative_finite(v["rho"], "rho")
+    p.relative_sigma = non_negative_finite(v["relative_sigma"], "relative_sigma")
     p.dual_step = positive_finite(v["dual_step"], "dual_step")
     p.nonnegative = _flag(v["nonnegative"], "nonnegative")
     p.tolerance = positive_finite(v["tolerance"], "tolerance")
@@ -274,10 +274,12 @@ def recover_sparse(
     threshold : {"proximal", "paper"}
         CPISTA/FISTA threshold: the proximal step ``alpha * step`` (default)
         or ``alpha`` as printed in [Fiandrotti2018, Algorithm 1].
-    rho, relative_sigma, dual_step : float > 0
-        CPADMM's penalty of ``v = C x`` (default 0.1), of ``z = x`` relative
-        to ``||A||^2`` (default 0.01) and its dual steps (default 1, below
-        ``(1 + sqrt 5) / 2``).
+    rho, relative_sigma : float >= 0
+        CPADMM's penalty of ``v = C x`` and of ``z = x`` relative to
+        ``||A||^2``; 0 (default): automatic, ``100 a`` and ``10 a`` with
+        ``a = alpha / alpha_max`` (the calibration in docs/benchmarks.md).
+    dual_step : float > 0
+        CPADMM's dual steps (default 1, below ``(1 + sqrt 5) / 2``).
     nonnegative : bool
         Constrain x >= 0 (light sources, densities; default False).
     tolerance : float > 0
@@ -309,7 +311,7 @@ def recover_sparse(
         Also return a dict: backend, device, description, backend_reason,
         solver, measurements (m), stop ("converged", "truth_reached" or
         "maximum_iterations"), converged, iterations, the resolved alpha,
-        alpha_max, step, sigma and norm_squared_bound, at the output the
+        alpha_max, step, rho, sigma and norm_squared_bound, at the output the
         objective, relative_gap, relative_residual (``||y - A x|| / ||y||``),
         nonzeros, relative_change and relative_error, history (the callback's
         dict of every iteration), bytes, setup_seconds, seconds and warnings.
