@@ -72,7 +72,7 @@ public:
     const sparse::SensingSpectrum spectrum = sparse::ComputeSensingSpectrum(sensing);
     normSquared = spectrum.normSquared;
     n = sensing.Count();
-    backend = ResolveBackend(execution, sizeof(Real) == 8);
+    backend = sparse::ResolveSparseBackend(sensing.size, execution, sizeof(Real) == 8);
     vectors = sparse::MakeVectors<Real>(spectrum, backend, execution);
     in = vectors->NewReal();
     out = vectors->NewReal();

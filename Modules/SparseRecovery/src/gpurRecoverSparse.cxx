@@ -187,7 +187,8 @@ RecoverSparse(const CirculantSensing & sensing,
       const Stopwatch setup;
       const sparse::SensingSpectrum spectrum = sparse::ComputeSensingSpectrum(sensing);
       report.normSquaredBound = spectrum.normSquared;
-      report.backend = ResolveBackend(execution, isDouble, MakeAutoProbe<Real>(sensing, measured, execution));
+      report.backend = sparse::ResolveSparseBackend(
+        sensing.size, execution, isDouble, MakeAutoProbe<Real>(sensing, measured, execution));
       std::unique_ptr<sparse::Vectors<Real>> vectors = sparse::MakeVectors<Real>(spectrum, report.backend, execution);
       sparse::Iteration<Real> run(*vectors, parameters.solver, measured.data(), truth.truth);
       report.alphaMax = run.AlphaMax();

@@ -175,6 +175,19 @@ template<typename Real>
 std::unique_ptr<Vectors<Real>>
 MakeVectorsOpenCL(const SensingSpectrum & spectrum, const DeviceInfo & device);
 
+/**
+ * ResolveBackend for a transform of `size` (with the engine's Auto probe, or
+ * none): when Auto lands on an OpenCL device whose FFT axis limit the size
+ * exceeds (CPU drivers, FFTDeviceAxisLimit), the CPU reference runs instead,
+ * with the reason. An explicit OpenCL request is left to fail with the plan's
+ * InvalidArgument.
+ */
+ResolvedBackend
+ResolveSparseBackend(const std::vector<std::size_t> & size,
+                     const ExecutionOptions & execution,
+                     bool isDouble,
+                     const AutoProbe & probe = AutoProbe());
+
 /** The backend `backend` names, for `spectrum`. */
 template<typename Real>
 std::unique_ptr<Vectors<Real>>

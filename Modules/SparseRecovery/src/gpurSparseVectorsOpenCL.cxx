@@ -333,5 +333,25 @@ MakeVectorsOpenCL(const SensingSpectrum &, const DeviceInfo &);
 template std::unique_ptr<Vectors<double>>
 MakeVectorsOpenCL(const SensingSpectrum &, const DeviceInfo &);
 
+ResolvedBackend
+ResolveSparseBackend(const std::vector<std::size_t> & size,
+                     const ExecutionOptions & execution,
+                     bool isDouble,
+                     const AutoProbe & probe)
+{
+  ResolvedBackend resolved = ResolveBackend(execution, isDouble, probe);
+  if (execution.backend == Backend::Auto && resolved.backend == Backend::OpenCL &&
+      !FFTDeviceSupports(resolved.device, size, isDouble))
+  {
+    ResolvedBackend cpu;
+    cpu.backend = Backend::CPU;
+    cpu.reason = "Auto: the CPU reference (an FFT axis of more than " +
+                 std::to_string(FFTDeviceAxisLimit(resolved.device, isDouble)) +
+                 " points, beyond what VkFFT runs on the CPU OpenCL device " + resolved.device.name + ")";
+    return cpu;
+  }
+  return resolved;
+}
+
 } // namespace sparse
 } // namespace gpur

@@ -4,6 +4,7 @@
 // three solvers (same iteration count, values to rounding) in float and
 // double, abort, and Backend::Auto's measured choice.
 #include "gpurAutoTesting.h"
+#include "gpurFFT.h"
 #include "gpurSparseTesting.h"
 
 #include <gtest/gtest.h>
@@ -166,6 +167,34 @@ TEST(SparseOpenCL, AutoMeasuresTheRunsOwnProblem)
     const gpur::testing::ScopedEnvironment cpu(AutoEnvironmentVariable(), "cpu");
     EXPECT_EQ(RecoverSparse(s, y.data(), x.data(), parameters).backend.backend, Backend::CPU);
   }
+}
+
+// VkFFT crashes CPU OpenCL drivers for some long 1D axes (FFTDeviceAxisLimit): Auto runs those on the CPU
+// reference, an explicit OpenCL request is refused with the reason, and nothing crashes.
+TEST(SparseOpenCL, AxesBeyondTheDeviceLimitRunOnTheCPU)
+{
+  REQUIRE_OPENCL();
+  const DeviceInfo device = SelectDevices().front();
+  const std::size_t n = std::size_t(1) << 17;
+  if (FFTDeviceSupports(device, { n }, false))
+  {
+    GTEST_SKIP() << device.name << " runs FFTs of " << n << " points";
+  }
+  const CirculantSensing s = MakeGaussianCirculantSensing({ n }, 0.5, 3);
+  const std::vector<float> truth = SparseSignal<float>(n, 64, 11);
+  std::vector<float> y(n), x(n);
+  MeasureCirculant(s, truth.data(), y.data(), MakeExecution(Backend::CPU));
+  SparseRecoveryParameters parameters;
+  parameters.maximumIterations = 2;
+  parameters.checkInterval = 1;
+  {
+    const gpur::testing::ScopedEnvironment opencl(AutoEnvironmentVariable(), "opencl");
+    const SparseRecoveryReport report = RecoverSparse(s, y.data(), x.data(), parameters);
+    EXPECT_EQ(report.backend.backend, Backend::CPU);
+    EXPECT_NE(report.backend.reason.find("axis"), std::string::npos) << report.backend.reason;
+  }
+  EXPECT_THROW(RecoverSparse(s, y.data(), x.data(), parameters, MakeExecution(Backend::OpenCL)), InvalidArgument);
+  EXPECT_THROW(CirculantOperator<float>(s, MakeExecution(Backend::OpenCL)), InvalidArgument);
 }
 
 } // namespace
