@@ -14,6 +14,7 @@
 #include "itkDiscreteGaussianImageFilter.h"
 #pragma GCC diagnostic pop
 #include "itkMetaDataObject.h"
+#include "itkGPURFilterTesting.h"
 
 #include <gtest/gtest.h>
 
@@ -360,17 +361,9 @@ TEST(LevelLinesFilter, ProgressRisesAndAbortLeavesNoOutput)
 
     // Abort once a frame is done: ProcessAborted, no output image, no class map, no backend reported.
     auto aborting = MakeFilter<Filter3F>(volume.GetPointer(), backend);
-    auto stop = itk::CStyleCommand::New();
-    stop->SetCallback(
-      [](itk::Object * caller, const itk::EventObject &, void *)
-      {
-        auto * f = static_cast<Filter3F *>(caller);
-        if (f->GetProgress() > 0.0f)
-          f->AbortGenerateDataOn();
-      });
-    aborting->AddObserver(itk::ProgressEvent(), stop);
-    EXPECT_THROW(aborting->Update(), itk::ProcessAborted);
-    EXPECT_EQ(aborting->GetOutput()->GetBufferPointer(), nullptr);
+    gpur::testing::AbortWhen(
+      aborting.GetPointer(), itk::ProgressEvent(), [](const Filter3F & f) { return f.GetProgress() > 0.0f; });
+    gpur::testing::ExpectAbortedWithoutOutput(aborting.GetPointer());
     EXPECT_EQ(aborting->GetClassOutput()->GetBufferPointer(), nullptr);
     EXPECT_STREQ(aborting->GetBackendUsed(), "");
   }

@@ -11,6 +11,7 @@
 #include "itkCommand.h"
 #include "itkImageRegionIterator.h"
 #include "itkImageRegionIteratorWithIndex.h"
+#include "itkGPURFilterTesting.h"
 
 #include <gtest/gtest.h>
 
@@ -576,17 +577,9 @@ TEST(PSCRPoissonSolver, ProgressAndAbort)
   EXPECT_EQ(seen.back(), 1.0f);
 
   auto aborting = MakeSolver<Image2F>(f, { { D, D } }, 0.0);
-  auto stop = itk::CStyleCommand::New();
-  stop->SetClientData(aborting.GetPointer());
-  stop->SetCallback(
-    [](itk::Object * caller, const itk::EventObject &, void * data)
-    {
-      if (static_cast<itk::ProcessObject *>(caller)->GetProgress() >= 0.5f)
-        static_cast<itk::ProcessObject *>(data)->AbortGenerateDataOn();
-    });
-  aborting->AddObserver(itk::ProgressEvent(), stop);
-  EXPECT_THROW(aborting->Update(), itk::ProcessAborted);
-  EXPECT_EQ(aborting->GetOutput()->GetBufferPointer(), nullptr) << "no partial output";
+  gpur::testing::AbortWhen(
+    aborting.GetPointer(), itk::ProgressEvent(), [](const itk::ProcessObject & p) { return p.GetProgress() >= 0.5f; });
+  gpur::testing::ExpectAbortedWithoutOutput(aborting.GetPointer());
 }
 
 TEST(PSCRPoissonSolver, BadInputThrowsITKExceptions)

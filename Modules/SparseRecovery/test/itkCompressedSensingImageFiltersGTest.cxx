@@ -7,6 +7,7 @@
 
 #include "itkCommand.h"
 #include "itkMetaDataObject.h"
+#include "itkGPURFilterTesting.h"
 
 #include <gtest/gtest.h>
 
@@ -412,18 +413,10 @@ TEST(CompressedSensingRecoveryFilter, ProgressIterationEventsAndAbort)
   for (const Backend backend : { Backend::CPU, Backend::OpenCL })
   {
     auto aborted = MakeRecovery<Filter>(sensing->GetOutput(), 0.5, 2, backend);
-    auto stop = itk::CStyleCommand::New();
-    stop->SetCallback(
-      [](itk::Object * caller, const itk::EventObject &, void *)
-      {
-        auto * f = static_cast<Filter *>(caller);
-        if (f->GetNumberOfIterations() == 3)
-          f->AbortGenerateDataOn();
-      });
-    aborted->AddObserver(itk::IterationEvent(), stop);
-    EXPECT_THROW(aborted->Update(), itk::ProcessAborted);
+    gpur::testing::AbortWhen(
+      aborted.GetPointer(), itk::IterationEvent(), [](const Filter & f) { return f.GetNumberOfIterations() == 3; });
+    gpur::testing::ExpectAbortedWithoutOutput(aborted.GetPointer());
     EXPECT_EQ(aborted->GetNumberOfIterations(), 3u) << "the abort takes effect after the iteration that set it";
-    EXPECT_EQ(aborted->GetOutput()->GetBufferPointer(), nullptr) << "no partial output";
     EXPECT_STREQ(aborted->GetBackendUsed(), "");
   }
 }

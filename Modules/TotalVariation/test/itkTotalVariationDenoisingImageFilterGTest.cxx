@@ -8,6 +8,7 @@
 #include "itkCommand.h"
 #include "itkImageRegionIterator.h"
 #include "itkOutputWindow.h"
+#include "itkGPURFilterTesting.h"
 
 #include <gtest/gtest.h>
 
@@ -367,17 +368,9 @@ TEST(TotalVariationFilter, ProgressEveryIterationAndAbort)
   aborting->SetInput(input);
   aborting->SetLambda(8.0);
   aborting->SetGapTolerance(0.0);
-  auto stop = itk::CStyleCommand::New();
-  stop->SetClientData(aborting.GetPointer());
-  stop->SetCallback(
-    [](itk::Object * caller, const itk::EventObject &, void * data)
-    {
-      if (static_cast<itk::ProcessObject *>(caller)->GetProgress() > 0.01f)
-        static_cast<itk::ProcessObject *>(data)->AbortGenerateDataOn();
-    });
-  aborting->AddObserver(itk::ProgressEvent(), stop);
-  EXPECT_THROW(aborting->Update(), itk::ProcessAborted);
-  EXPECT_EQ(aborting->GetOutput()->GetBufferPointer(), nullptr) << "no partial output";
+  gpur::testing::AbortWhen(
+    aborting.GetPointer(), itk::ProgressEvent(), [](const itk::ProcessObject & p) { return p.GetProgress() > 0.01f; });
+  gpur::testing::ExpectAbortedWithoutOutput(aborting.GetPointer());
 }
 
 TEST(TotalVariationFilter, NonConvergenceIsAnITKWarning)
