@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""denoise_tv over the numerical range, its convergence warning, Ctrl-C (TV and L1-mean-curvature), named parameters."""
+"""denoise_tv over the numerical range, its convergence warning, Ctrl-C (TV, L1-mean-curvature, Willmore flow), named parameters."""
 
 import os
 import signal
@@ -96,6 +96,15 @@ INTERRUPTED_SOLVES = {
     f = np.random.default_rng(0).standard_normal((96, 96, 96)).astype(np.float32)
     print("solving", flush=True)
     igr.denoise_tv(f, lam=8.0, max_iterations=1000000, tolerance=0, backend=sys.argv[1])
+    print("finished", flush=True)
+    """,
+    "flow": """
+    import sys
+    import numpy as np
+    import itkgpurestoration as igr
+    f = np.random.default_rng(0).standard_normal((256, 256))
+    print("solving", flush=True)
+    igr.willmore_flow(f, 1e6, tolerance=1e-12, backend=sys.argv[1])
     print("finished", flush=True)
     """,
     "l1mc": """

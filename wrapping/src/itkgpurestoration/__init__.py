@@ -16,7 +16,9 @@ matrices: sparse recovery and deblurring from compressed measurements;
 for general separable factors, ``AxisFactors``, e.g. ``p1_axis`` on
 non-uniform meshes), ``estimate_noise_variance`` (the noise level of an image,
 also of correlated CT noise), ``make_ct_phantom`` and ``simulate_ct``
-(simulated CT test data) and ``list_devices``. ``NumericalError`` (an
+(simulated CT test data), ``graph_mean_curvature_flow`` and ``willmore_flow``
+(curvature flows of 2D images seen as height maps: surface fairing) and
+``list_devices``. ``NumericalError`` (an
 ``ArithmeticError``) is raised by a solve that cannot reach its accuracy target.
 ``denoise_tv`` follows scikit-image's ``denoise_tv_chambolle`` (``weight`` with
 its scaling of integer images, ``channel_axis``); every solve takes
@@ -26,6 +28,7 @@ its scaling of integer images, ``channel_axis``); every solve takes
 from ._channels import ChannelAxisWarning
 from ._chunked import denoise_tv_dask
 from ._core import Aborted, NumericalError, __version__  # version: one source, the root CMakeLists.txt
+from ._curvature_flow import graph_mean_curvature_flow, willmore_flow
 from ._denoise import ConvergenceWarning, denoise_tv, lam_from_skimage_weight
 from ._devices import list_devices
 from ._l1_mean_curvature import denoise_l1_mean_curvature, l1mc_r0_for_noise
@@ -55,6 +58,7 @@ __all__ = [
     "denoise_tv",
     "denoise_tv_dask",
     "estimate_noise_variance",
+    "graph_mean_curvature_flow",
     "l1mc_r0_for_noise",
     "lam_from_skimage_weight",
     "level_lines_radius",
@@ -67,4 +71,5 @@ __all__ = [
     "simulate_ct",
     "solve_poisson",
     "solve_separable",
+    "willmore_flow",
 ]

@@ -2,15 +2,16 @@
 // pybind11 module itkgpurestoration._core: the thin layer between NumPy arrays
 // and the ITK-free engines (gpur::DenoiseTVAtNoiseLevel, gpur::DenoiseStatisticalTV,
 // gpur::DenoiseStatisticalTVGD, gpur::DenoiseL1MeanCurvature, gpur::DenoiseLevelLines,
-// gpur::RecoverSparse and gpur::CirculantOperator, gpur::PSCRSolver with the factor
-// builders of gpurSeparableProblems.h) and the CT phantom generator. Argument checking
-// that needs Python types (SimpleITK/itk images, dtype policy) lives in the
-// Python package.
+// gpur::GraphFlow (curvature flows of graphs), gpur::RecoverSparse and gpur::CirculantOperator, gpur::PSCRSolver with
+// the factor builders of gpurSeparableProblems.h) and the CT phantom generator. Argument checking that needs Python
+// types (SimpleITK/itk images, dtype policy) lives in the Python package.
 #include "gpurCTPhantom.h"
 #include "gpurDevice.h"
 #include "gpurError.h"
 #include "gpurExecution.h"
+#include "gpurGraphFlow.h"
 #include "gpurGrid.h"
+#include "gpurIterativeDriver.h"
 #include "gpurL1MeanCurvature.h"
 #include "gpurLevelLines.h"
 #include "gpurNoiseEstimation.h"
@@ -142,12 +143,18 @@ Execution(const std::string & backend,
   return execution;
 }
 
+/** What a progress callable receives from a run counted in steps: (done, maximum). */
+py::tuple
+StepArguments(const gpur::Progress & step)
+{
+  return py::make_tuple(step.done, step.maximum);
+}
+
 /**
  * Runs solve(callback) without the GIL, with `progress` (None or a Python
- * callable) as the engine's iteration callback; the callback takes the GIL back
- * for each call. A Python exception raised by the callback is kept and
- * re-raised after the engine has unwound (through gpur::Aborted), so it reaches
- * the caller as is.
+ * callable) as the engine's iteration callback, called with arguments(step)
+ * (default StepArguments); the callback takes the GIL back for each call. A Python exception raised by the callback is
+ * kept and re-raised after the engine has unwound (through gpur::Aborted), so it reaches the caller as is.
  *
  * Ctrl-C: while the solve runs without the GIL, Python's SIGINT handler only
  * sets a flag; the callback runs the pending handlers (PyErr_CheckSignals,
@@ -157,15 +164,16 @@ Execution(const std::string & backend,
  * The engines' steppers keep the OpenCL queue within about 0.2 s of the host,
  * so the solve stops within about a second.
  */
-template<typename Solve>
+template<typename Solve, typename Arguments = decltype(&StepArguments)>
 void
-SolveWithProgress(const py::object & progress, const Solve & solve)
+SolveWithProgress(const py::object & progress, const Solve & solve, const Arguments & arguments = &StepArguments)
 {
   using Clock = std::chrono::steady_clock;
   static constexpr std::chrono::milliseconds kSignalCheckInterval{ 100 };
   std::exception_ptr callbackError;
   Clock::time_point lastCheck = Clock::now();
-  const gpur::ProgressCallback callback = [&progress, &callbackError, &lastCheck](const gpur::Progress & step)
+  const gpur::ProgressCallback callback =
+    [&progress, &arguments, &callbackError, &lastCheck](const gpur::Progress & step)
   {
     const bool report = !progress.is_none();
     if (!report && Clock::now() - lastCheck < kSignalCheckInterval)
@@ -184,7 +192,7 @@ SolveWithProgress(const py::object & progress, const Solve & solve)
       {
         return true;
       }
-      const py::object result = progress(step.done, step.maximum);
+      const py::object result = progress(*arguments(step));
       // None (no return statement) continues; False or another falsy value aborts.
       return result.is_none() || py::bool_(result);
     }
@@ -454,6 +462,67 @@ DenoiseL1MeanCurvature(py::array_t<Real, py::array::c_style> f,
     throw;
   }
   return py::make_tuple(u, ReportToDict(report));
+}
+
+/**
+ * gpur::GraphFlow of a 2D image to parameters.finalTime: (u, report dict).
+ * The progress callable receives (t, T) after every accepted step: the
+ * simulated time reached and the final time. The flow object is driven here
+ * (rather than through gpur::GraphFlowRun, whose report holds the backend as
+ * text) so that the report has the backend fields every other report has.
+ */
+template<typename Real>
+py::tuple
+GraphFlow(py::array_t<Real, py::array::c_style> f,
+          const std::vector<double> & spacing,
+          const gpur::GraphFlowParameters & parameters,
+          const std::string & backend,
+          const std::string & device,
+          unsigned threads,
+          const py::object & progress)
+{
+  if (f.ndim() != 2)
+  {
+    throw gpur::InvalidArgument("curvature flows of graphs take a 2D image, got " + std::to_string(f.ndim()) +
+                                " dimensions");
+  }
+  const gpur::Grid grid = GridOf(f.shape(), 2, spacing);
+  const gpur::ExecutionOptions execution = Execution(backend, device, threads);
+  py::array_t<Real> u = LikeArray(f);
+  const Real * in = f.data();
+  Real * out = u.mutable_data();
+  gpur::ResolvedBackend used;
+  gpur::MersonReport steps;
+  double seconds = 0.0;
+  const double finalTime = parameters.finalTime;
+  SolveWithProgress(
+    progress,
+    [&](const gpur::ProgressCallback & callback)
+    {
+      seconds = gpur::TimedRun(
+        [&]
+        {
+          gpur::GraphFlow<Real> flow(in, grid, parameters, execution);
+          used = flow.Backend();
+          steps = flow.AdvanceTo(finalTime, callback);
+          flow.Read(out);
+        });
+    },
+    // TimeProgress's fraction is t / T; its last report is exactly 1, so the last call receives (T, T).
+    [finalTime](const gpur::Progress & step) { return py::make_tuple(step.fraction * finalTime, finalTime); });
+  py::dict d = BackendFields(used);
+  d["flow"] = parameters.flow == gpur::GraphFlowType::Willmore ? "willmore" : "mean_curvature";
+  d["accepted_steps"] = steps.accepted;
+  d["rejected_steps"] = steps.rejected;
+  d["time_reached"] = steps.time;
+  d["final_time"] = finalTime;
+  d["next_step"] = steps.step;
+  d["error_estimate"] = steps.error;
+  d["tolerance"] = parameters.tolerance;
+  d["regularization"] = parameters.regularization;
+  d["boundary"] = parameters.boundary == gpur::GraphFlowBoundary::Neumann ? "neumann" : "dirichlet";
+  d["seconds"] = seconds;
+  return py::make_tuple(u, d);
 }
 
 py::dict
@@ -1202,6 +1271,53 @@ DefineEngine(py::module_ & m, const std::string & suffix)
         py::arg("device"),
         py::arg("threads"),
         py::arg("callback"));
+  m.def(("graph_flow_" + suffix).c_str(),
+        [](py::array_t<Real, py::array::c_style> f,
+           const std::vector<double> & spacing,
+           const std::string & flow,
+           double time,
+           double tolerance,
+           double regularization,
+           const std::string & boundary,
+           double initialStep,
+           unsigned maxSteps,
+           const std::string & backend,
+           const std::string & device,
+           unsigned threads,
+           const py::object & progress)
+        {
+          gpur::GraphFlowParameters p;
+          if (flow == "willmore")
+            p.flow = gpur::GraphFlowType::Willmore;
+          else if (flow != "mean_curvature")
+            throw gpur::InvalidArgument("flow must be 'mean_curvature' or 'willmore', got '" + flow + "'");
+          if (boundary == "dirichlet")
+            p.boundary = gpur::GraphFlowBoundary::Dirichlet;
+          else if (boundary == "neumann")
+            p.boundary = gpur::GraphFlowBoundary::Neumann;
+          else
+            throw gpur::InvalidArgument("boundary must be 'neumann' or 'dirichlet', got '" + boundary + "'");
+          p.finalTime = time;
+          p.tolerance = tolerance;
+          p.regularization = regularization;
+          p.initialStep = initialStep;
+          p.maximumSteps = maxSteps;
+          return GraphFlow<Real>(f, spacing, p, backend, device, threads, progress);
+        },
+        py::arg("f").noconvert(),
+        py::arg("spacing"),
+        py::arg("flow"),
+        py::arg("time"),
+        py::arg("tolerance"),
+        py::arg("regularization"),
+        py::arg("boundary"),
+        py::arg("initial_step"),
+        py::arg("max_steps"),
+        py::arg("backend"),
+        py::arg("device"),
+        py::arg("threads"),
+        py::arg("progress"),
+        "gpur::GraphFlow of a 2D image to `time`: (u, report); progress(t, T) after every accepted step");
   m.def(("continue_tv_" + suffix).c_str(),
         &ContinueTV<Real>,
         py::arg("state").noconvert(),
@@ -1554,6 +1670,8 @@ PYBIND11_MODULE(_core, m)
   DefineSparseEngine<double>(m, "float64");
   m.attr("TV_DEFAULT_MAX_ITERATIONS") = gpur::TVParameters().maxIterations;
   m.attr("TV_DEFAULT_TOLERANCE") = gpur::TVParameters().gapTolerance;
+  m.attr("GRAPH_FLOW_DEFAULT_TOLERANCE") = gpur::GraphFlowParameters().tolerance;
+  m.attr("GRAPH_FLOW_DEFAULT_MAX_STEPS") = gpur::GraphFlowParameters().maximumSteps;
   m.attr("L1MC_DEFAULT_MAX_ITERATIONS") = gpur::L1MCParameters().maxIterations;
   m.attr("L1MC_DEFAULT_TOLERANCE") = gpur::L1MCParameters().tolerance;
   m.def("l1mc_r0_for_noise",
