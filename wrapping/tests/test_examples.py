@@ -95,6 +95,39 @@ def test_statistical_tv_ct(tmp_path):
     assert result["S-PDU"]["snr"] >= 10 * result["noisy"]["snr"]
 
 
+def test_curvature_flow_height_map(tmp_path):
+    skimage_io = pytest.importorskip("skimage.io")
+    pytest.importorskip("SimpleITK")
+    example = load_example("curvature_flow_height_map")
+    output = tmp_path / "height_map.png"
+    result = example.main(["--output", str(output), "--size", "128", "--backend", "cpu"])
+
+    # Two rows of four shaded reliefs under title bars, uint8 grey.
+    panel = skimage_io.imread(output)
+    assert panel.shape == (2 * (128 + example.TITLE_HEIGHT), 4 * 128) and panel.dtype == np.uint8
+    merit, reports = result["merit"], result["reports"]
+    # Measured at 128^2 (seed 16, sigma 1, T = 2): PSNR / away from the cliff / area ratio / cliff kept
+    #   noisy 30.85 / 30.88 / 1.551 / 99.7 %, graph mean curvature 42.71 / 44.95 / 0.991 / 78.8 %,
+    #   Willmore (T = 4) 44.33 / 44.91 / 0.999 / 90.5 %, ITK CurvatureFlow 42.57 / 42.78 / 1.010 / 93.5 %,
+    #   ITK MinMaxCurvatureFlow 33.84 / 33.90 / 1.306 / 97.0 %, TV (lam 0.354) 39.83 / 40.61 / 1.003 / 87.3 %.
+    assert merit["noisy"]["psnr"] == pytest.approx(30.85, abs=0.05)
+    mcf, willmore = merit["graph mean curvature"], merit["Willmore"]
+    itk_flow, minmax, tv = merit["ITK CurvatureFlow"], merit["ITK MinMaxCurvatureFlow"], merit["TV"]
+    # Fairing: the graph flows restore the smooth terrain best, and its area.
+    assert mcf["psnr"] >= merit["noisy"]["psnr"] + 11.5 and willmore["psnr"] >= mcf["psnr"] + 1.0
+    for other in (itk_flow, minmax, tv):
+        assert min(mcf["psnr_smooth"], willmore["psnr_smooth"]) >= other["psnr_smooth"] + 2.0
+    assert abs(mcf["area_ratio"] - 1) < 0.015 and abs(willmore["area_ratio"] - 1) < 0.005
+    assert merit["noisy"]["area_ratio"] > 1.5 and minmax["area_ratio"] > 1.25
+    # Edges: mean-curvature flow of the graph keeps the cliff least (the caveat); ITK's level-set flows
+    # and TV keep more of it, Willmore flow in between.
+    assert mcf["cliff_kept"] < 0.82 and mcf["cliff_kept"] < willmore["cliff_kept"] < itk_flow["cliff_kept"]
+    assert tv["cliff_kept"] > mcf["cliff_kept"] + 0.05 and minmax["cliff_kept"] > 0.95
+    for name in ("graph mean curvature", "Willmore"):
+        assert reports[name]["time_reached"] == reports[name]["final_time"] and reports[name]["accepted_steps"] > 0
+    assert reports["Willmore"]["final_time"] == 4.0 and result["itk_iterations"] == 16
+
+
 @pytest.mark.parametrize("mass", ["lumped", "consistent"])
 def test_poisson_nonuniform_mesh(tmp_path, mass):
     skimage_io = pytest.importorskip("skimage.io")
