@@ -16,7 +16,8 @@ denoises CT in HU, whose FBP error bounds the PSNR gain, and the 2D ``l1mc`` blo
 gap: the ``check_readme_snippet`` of test_poisson.py, test_separable.py, test_noise_level.py and
 test_l1_mean_curvature.py check what they assign; the ``levellines`` block (a photograph on the 0-255
 scale) is checked by test_level_lines.py, the ``sparse`` block (stars recovered and deblurred from compressed
-measurements) by test_sparse_recovery.py.
+measurements) by test_sparse_recovery.py, the ``flow`` and ``flow_image`` blocks (curvature flows of height maps,
+which smooth rather than denoise to a gap) by test_curvature_flow.py.
 """
 
 import re
@@ -27,6 +28,7 @@ import pytest
 
 import itkgpurestoration as igr
 from conftest import phantom, psnr
+from test_curvature_flow import check_readme_snippet as check_flow_snippet
 from test_poisson import check_readme_snippet as check_poisson_snippet
 from test_l1_mean_curvature import check_readme_snippet as check_l1mc_snippet
 from test_level_lines import check_readme_snippet as check_level_lines_snippet
@@ -99,6 +101,9 @@ def test_readme_python_block(readme, name, code, inputs):
         return
     if name == "sparse":
         check_sparse_snippet(namespace)
+        return
+    if name in ("flow", "flow_image"):
+        check_flow_snippet(name, namespace)
         return
     if "clean" in namespace:  # the block made its own data
         truth, noisy = namespace["clean"], namespace["noisy"]

@@ -107,6 +107,17 @@ GridOf(const py::ssize_t * shape, std::size_t ndim, const std::vector<double> & 
   return grid;
 }
 
+/** The grid of an image that `method` takes in 2D only; InvalidArgument naming it for another dimension. */
+gpur::Grid
+PlanarGridOf(const py::array & f, const std::vector<double> & spacing, const std::string & method)
+{
+  if (f.ndim() != 2)
+  {
+    throw gpur::InvalidArgument(method + " takes a 2D image, got " + std::to_string(f.ndim()) + " dimensions");
+  }
+  return GridOf(f.shape(), 2, spacing);
+}
+
 gpur::TVParameters
 Parameters(double lambda, const std::string & algorithm)
 {
@@ -418,12 +429,7 @@ DenoiseL1MeanCurvature(py::array_t<Real, py::array::c_style> f,
                        unsigned threads,
                        const py::object & callback)
 {
-  if (f.ndim() != 2)
-  {
-    throw gpur::InvalidArgument("L1-mean-curvature denoising takes a 2D image, got " + std::to_string(f.ndim()) +
-                                " dimensions");
-  }
-  const gpur::Grid grid = GridOf(f.shape(), 2, spacing);
+  const gpur::Grid grid = PlanarGridOf(f, spacing, "L1-mean-curvature denoising");
   const gpur::ExecutionOptions execution = Execution(backend, device, threads);
   py::array_t<Real> u = LikeArray(f);
   const Real * in = f.data();
@@ -481,12 +487,7 @@ GraphFlow(py::array_t<Real, py::array::c_style> f,
           unsigned threads,
           const py::object & progress)
 {
-  if (f.ndim() != 2)
-  {
-    throw gpur::InvalidArgument("curvature flows of graphs take a 2D image, got " + std::to_string(f.ndim()) +
-                                " dimensions");
-  }
-  const gpur::Grid grid = GridOf(f.shape(), 2, spacing);
+  const gpur::Grid grid = PlanarGridOf(f, spacing, "curvature flows of graphs");
   const gpur::ExecutionOptions execution = Execution(backend, device, threads);
   py::array_t<Real> u = LikeArray(f);
   const Real * in = f.data();

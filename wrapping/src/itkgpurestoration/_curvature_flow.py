@@ -45,8 +45,8 @@ _COMMON_PARAMETERS = """
         Later steps follow the step control.
     max_steps : int >= 1
         Accepted steps at most (default 10000000); a run that needs more
-        raises :class:`NumericalError`, as does one whose step is rejected 64
-        times in a row.
+        raises :class:`NumericalError` (one whose step is rejected 64 times
+        in a row raises RuntimeError): a result is always at time T.
     spacing : sequence of two floats, optional
         Pixel spacing (y, x); default the image's (1 for arrays).
     backend : {{"auto", "cpu", "opencl"}}
@@ -79,9 +79,9 @@ _COMMON_PARAMETERS = """
     Raises
     ------
     ValueError for bad parameters or input (not 2D, smaller than 3 x 3,
-    NaN/Inf, an unknown boundary, ...), NumericalError when the step control
-    cannot reach T, RuntimeError for device failures, Aborted when progress
-    stops the run.
+    NaN/Inf, an unknown boundary, ...), NumericalError when max_steps do not
+    reach T, RuntimeError for device failures or a step rejected 64 times in a
+    row, Aborted when progress stops the run.
 """
 
 
@@ -148,7 +148,7 @@ def graph_mean_curvature_flow(
     The surface z = u(x, y) / regularization moves with normal velocity equal
     to its mean curvature, ``du/dt = Q div(grad u / Q)``,
     ``Q = sqrt(regularization**2 + |grad u|**2)``: the flow that decreases the
-    graph's area fastest (Oberhuber, Zabka and Kolar 2011, [Oberhuber2011] in
+    graph's area fastest (Oberhuber, Suzuki and Zabka 2011, [Oberhuber2011] in
     REFERENCES.md: complementary finite volumes in space, Runge-Kutta-Merson
     with automatic steps in time). As an image filter it is a
     slope-dependent diffusion: it fairs smooth height maps and removes noise
