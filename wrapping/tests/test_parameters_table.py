@@ -185,10 +185,10 @@ def class_chain(cls):
     """[(public declarations, {member: initialiser})] of cls and its bases that are ours."""
     chain = []
     while True:
-        header = next((h for h in headers() if re.search(r"\bclass\s+" + cls + r"\s*:", h.read_text())), None)
+        header = next((h for h in headers() if re.search(r"\bclass\s+" + cls + r"\s*:", h.read_text(encoding="utf-8"))), None)
         if header is None:
             return chain
-        public, base, members = public_part(header.read_text(), cls)
+        public, base, members = public_part(header.read_text(encoding="utf-8"), cls)
         chain.append((public, members))
         cls = base
 
