@@ -109,6 +109,13 @@ if(TARGET itkgpurestoration-levellines)
   cli_bad_input(levellines rgb "${q}rgb.png' has RGB pixels \\(3 components per pixel\\); only scalar \\(grayscale\\) images are supported"
     --backend cpu IN/rgb.png)
 endif()
+# The 2D curvature-flow tool reads through the same reader (as float for mean curvature, as double for Willmore).
+if(TARGET itkgpurestoration-flow)
+  cli_bad_input(flow rgb "${q}rgb.png' has RGB pixels \\(3 components per pixel\\); only scalar \\(grayscale\\) images are supported"
+    --backend cpu IN/rgb.png)
+  cli_bad_input(flow rgb-willmore "${q}rgb.png' has RGB pixels \\(3 components per pixel\\); only scalar \\(grayscale\\) images are supported"
+    --backend cpu --flow willmore IN/rgb.png)
+endif()
 # A damaged --variance goes through the same reader.
 cli_bad_input(stv truncated-variance "${q}truncated.mha' is truncated or its header is wrong"
   --variance IN/truncated.mha ${cli_bad_options_stv} IN/good.mha)
