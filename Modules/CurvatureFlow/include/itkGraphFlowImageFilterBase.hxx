@@ -40,12 +40,7 @@ GraphFlowImageFilterBase<TInputImage, TOutputImage>::EngineGenerateData()
   m_NumberOfAcceptedSteps = m_NumberOfRejectedSteps = 0;
   m_TimeReached = 0.0;
   const TInputImage * input = this->GetInput();
-  const typename TInputImage::RegionType region = input->GetLargestPossibleRegion();
-  if (input->GetBufferedRegion() != region)
-  {
-    itkExceptionMacro(<< "the input holds " << input->GetBufferedRegion() << " but the filter needs the whole image "
-                      << region << "; the upstream filter did not provide its requested region");
-  }
+  const typename TInputImage::RegionType region = this->WholeInputRegion();
   const gpur::Grid grid = GPURestoration::MakeGrid(input, region);
   const gpur::GraphFlowParameters parameters = this->MakeParameters();
   parameters.Validate(grid); // before any allocation: a bad setting or a too small image names itself
