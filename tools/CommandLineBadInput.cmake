@@ -175,6 +175,10 @@ if(Python3_Interpreter_FOUND)
     cli_interrupt(l1mc INT compute out.mha --backend cpu --r0 0.005 --iterations 100000 --tolerance 1e-300
       "${cli_tv_input}")
   endif()
+  if(TARGET itkgpurestoration-flow)
+    # The curvature-flow tool between steps (a tolerance that keeps Willmore flow's steps far too short to finish).
+    cli_interrupt(flow INT compute out.mha --backend cpu --flow willmore --tolerance 1e-14 "${cli_tv_input}")
+  endif()
 else()
   message(STATUS "python3 not found: the interruption tests of the bad-input suite are disabled")
 endif()
