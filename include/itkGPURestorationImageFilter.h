@@ -134,6 +134,14 @@ protected:
   gpur::ProgressCallback
   MakeProgressCallback();
 
+  /**
+   * The input's largest possible region, on which a filter that processes the whole image runs its engine;
+   * throws an itk::ExceptionObject when the input does not hold all of it (an upstream filter that did not
+   * provide its requested region).
+   */
+  typename TInputImage::RegionType
+  WholeInputRegion() const;
+
   /** Between engine calls: throws (to ProcessAborted) when AbortGenerateData is set. */
   void
   CheckAbort() const;

@@ -114,6 +114,20 @@ GPURestorationImageFilter<TInputImage, TOutputImage>::MakeProgressCallback()
 }
 
 template<typename TInputImage, typename TOutputImage>
+typename TInputImage::RegionType
+GPURestorationImageFilter<TInputImage, TOutputImage>::WholeInputRegion() const
+{
+  const TInputImage * input = this->GetInput();
+  const typename TInputImage::RegionType region = input->GetLargestPossibleRegion();
+  if (input->GetBufferedRegion() != region)
+  {
+    itkExceptionMacro(<< "the input holds " << input->GetBufferedRegion() << " but the filter needs the whole image "
+                      << region << "; the upstream filter did not provide its requested region");
+  }
+  return region;
+}
+
+template<typename TInputImage, typename TOutputImage>
 void
 GPURestorationImageFilter<TInputImage, TOutputImage>::CheckAbort() const
 {

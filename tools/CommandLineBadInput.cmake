@@ -109,6 +109,13 @@ if(TARGET itkgpurestoration-levellines)
   cli_bad_input(levellines rgb "${q}rgb.png' has RGB pixels \\(3 components per pixel\\); only scalar \\(grayscale\\) images are supported"
     --backend cpu IN/rgb.png)
 endif()
+# The 2D curvature-flow tool reads through the same reader (as float for mean curvature, as double for Willmore).
+if(TARGET itkgpurestoration-flow)
+  cli_bad_input(flow rgb "${q}rgb.png' has RGB pixels \\(3 components per pixel\\); only scalar \\(grayscale\\) images are supported"
+    --backend cpu IN/rgb.png)
+  cli_bad_input(flow rgb-willmore "${q}rgb.png' has RGB pixels \\(3 components per pixel\\); only scalar \\(grayscale\\) images are supported"
+    --backend cpu --flow willmore IN/rgb.png)
+endif()
 # A damaged --variance goes through the same reader.
 cli_bad_input(stv truncated-variance "${q}truncated.mha' is truncated or its header is wrong"
   --variance IN/truncated.mha ${cli_bad_options_stv} IN/good.mha)
@@ -167,6 +174,10 @@ if(Python3_Interpreter_FOUND)
     # The 2D tool while computing (a tolerance no run meets; about 130 iterations per second here).
     cli_interrupt(l1mc INT compute out.mha --backend cpu --r0 0.005 --iterations 100000 --tolerance 1e-300
       "${cli_tv_input}")
+  endif()
+  if(TARGET itkgpurestoration-flow)
+    # The curvature-flow tool between steps (a tolerance that keeps Willmore flow's steps far too short to finish).
+    cli_interrupt(flow INT compute out.mha --backend cpu --flow willmore --tolerance 1e-14 "${cli_tv_input}")
   endif()
 else()
   message(STATUS "python3 not found: the interruption tests of the bad-input suite are disabled")

@@ -48,6 +48,19 @@ enum class GraphFlowBoundary
   Neumann
 };
 
+/** "MeanCurvature" or "Willmore". */
+const char *
+ToString(GraphFlowType flow);
+/** "Dirichlet" or "Neumann". */
+const char *
+ToString(GraphFlowBoundary boundary);
+/** Parses "mean" (or "meancurvature") or "willmore" (case-insensitive); throws InvalidArgument otherwise. */
+GraphFlowType
+ParseGraphFlowType(const std::string & text);
+/** Parses "dirichlet" or "neumann" (case-insensitive); throws InvalidArgument otherwise. */
+GraphFlowBoundary
+ParseGraphFlowBoundary(const std::string & text);
+
 /** The exact solutions the flow's tests are measured against (their values are the Dirichlet data). */
 enum class GraphFlowSolution
 {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "gpurGraphFlow.h"
 
+#include "gpurAutoBackend.h"
 #include "gpurCurvatureFlowArithmetic.h"
 #include "gpurCurvatureFlowKernels.h"
 #include "gpurError.h"
@@ -16,6 +17,40 @@
 
 namespace gpur
 {
+
+const char *
+ToString(GraphFlowType flow)
+{
+  return flow == GraphFlowType::Willmore ? "Willmore" : "MeanCurvature";
+}
+
+const char *
+ToString(GraphFlowBoundary boundary)
+{
+  return boundary == GraphFlowBoundary::Neumann ? "Neumann" : "Dirichlet";
+}
+
+GraphFlowType
+ParseGraphFlowType(const std::string & text)
+{
+  const std::string lower = ToLower(text);
+  if (lower == "mean" || lower == "meancurvature")
+    return GraphFlowType::MeanCurvature;
+  if (lower == "willmore")
+    return GraphFlowType::Willmore;
+  throw InvalidArgument("unknown graph flow '" + text + "'; use mean or willmore");
+}
+
+GraphFlowBoundary
+ParseGraphFlowBoundary(const std::string & text)
+{
+  const std::string lower = ToLower(text);
+  if (lower == "dirichlet")
+    return GraphFlowBoundary::Dirichlet;
+  if (lower == "neumann")
+    return GraphFlowBoundary::Neumann;
+  throw InvalidArgument("unknown graph-flow boundary '" + text + "'; use neumann or dirichlet");
+}
 
 void
 GraphFlowParameters::Validate(const Grid & grid) const
@@ -339,6 +374,64 @@ MakeHostSystem(const Grid & grid, const GraphFlowParameters & p, const ParallelF
   return std::make_shared<HostGraphMCF<Real>>(grid, p, loop);
 }
 
+/** The integrator's state and stages of the flow on `grid` on the resolved backend `backend`. */
+template<typename Real>
+std::unique_ptr<MersonStages<Real>>
+MakeStages(const Grid & grid,
+           const GraphFlowParameters & parameters,
+           const ResolvedBackend & backend,
+           const ExecutionOptions & execution)
+{
+  std::unique_ptr<MersonStages<Real>> stages;
+  if (backend.backend == Backend::OpenCL)
+  {
+    auto context = DeviceContext::Get(backend.device);
+    TranslateCLErrors(
+      [&]
+      {
+        stages =
+          MakeDeviceMersonStages<Real>(*context, std::make_shared<DeviceGraphSystem<Real>>(*context, grid, parameters));
+      });
+    return stages;
+  }
+  const ParallelForFunction loop = ResolveParallelFor(execution.parallelFor);
+  return MakeHostMersonStages<Real>(MakeHostSystem<Real>(grid, parameters, loop), loop);
+}
+
+/**
+ * Auto's probe (gpurAutoBackend.h): the five stages and the error estimate
+ * of one Merson step (the whole work of a step but its cheap update) on the
+ * leading rows of the run's own image, at least 3 rows. A step evaluates the
+ * right-hand side five times (Willmore: with its curvature pass), so the part
+ * is an eighth of the TV probe's size: a few milliseconds a step on a CPU.
+ */
+template<typename Real>
+AutoProbe
+MakeAutoProbe(const Real * initial,
+              const Grid & grid,
+              const GraphFlowParameters & parameters,
+              double firstStep,
+              const ExecutionOptions & execution)
+{
+  AutoProbe probe;
+  probe.family = parameters.flow == GraphFlowType::Willmore ? "Willmore flow" : "mean-curvature flow";
+  probe.precision = std::is_same<Real, double>::value ? "float64" : "float32";
+  Grid part = LeadingPart(grid, kAutoProbeVoxels / 8);
+  part.size[1] = std::min(grid.size[1], std::max<std::size_t>(part.size[1], 3));
+  probe.grid = part;
+  probe.prepare = [initial, parameters, firstStep, execution, part](const ResolvedBackend & candidate)
+  {
+    std::shared_ptr<MersonStages<Real>> stages = MakeStages<Real>(part, parameters, candidate, execution);
+    stages->Load(0.0, initial); // the leading rows are a prefix of the image
+    return [stages, firstStep](unsigned steps)
+    {
+      for (unsigned i = 0; i < steps; ++i)
+        stages->Stages(0.0, firstStep); // returns after reading the estimate: the work is done
+    };
+  };
+  return probe;
+}
+
 } // namespace
 
 template<typename Real>
@@ -367,24 +460,11 @@ GraphFlow<Real>::GraphFlow(const Real * initial,
                        : willmore                   ? h * h * h * h / 16
                                                     : h * h / 4;
   merson.maximumSteps = parameters.maximumSteps;
-  m_Backend = ResolveBackend(execution, std::is_same<Real, double>::value);
-  std::unique_ptr<MersonStages<Real>> stages;
-  if (m_Backend.backend == Backend::OpenCL)
-  {
-    auto context = DeviceContext::Get(m_Backend.device);
-    TranslateCLErrors(
-      [&]
-      {
-        stages =
-          MakeDeviceMersonStages<Real>(*context, std::make_shared<DeviceGraphSystem<Real>>(*context, grid, parameters));
-      });
-  }
-  else
-  {
-    const ParallelForFunction loop = ResolveParallelFor(execution.parallelFor);
-    stages = MakeHostMersonStages<Real>(MakeHostSystem<Real>(grid, parameters, loop), loop);
-  }
-  m_Integrator = std::make_unique<MersonIntegrator<Real>>(std::move(stages), merson);
+  m_Backend = ResolveBackend(execution,
+                             std::is_same<Real, double>::value,
+                             MakeAutoProbe(initial, grid, parameters, merson.initialStep, execution));
+  m_Integrator =
+    std::make_unique<MersonIntegrator<Real>>(MakeStages<Real>(grid, parameters, m_Backend, execution), merson);
   m_Integrator->Load(initial);
 }
 

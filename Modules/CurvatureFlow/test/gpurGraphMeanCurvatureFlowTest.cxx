@@ -4,7 +4,9 @@
 // manufactured solution (30) with n = r = σ = 1 and the norms (31)-(33) at
 // M = 20 times, to the printed digits; the grim reaper and Scherk's surface
 // without forcing; the OpenCL backend against the CPU reference; the area
-// decreasing on the initial surface (35); scaling; bad input.
+// decreasing on the initial surface (35); scaling; bad input; Backend::Auto's
+// measured choice.
+#include "gpurAutoTesting.h"
 #include "gpurError.h"
 #include "gpurGraphFlowTesting.h"
 
@@ -290,6 +292,42 @@ TEST(GraphMeanCurvatureFlow, ProgressInSimulatedTimeAndAbort)
                                   gpur::MakeExecution(gpur::Backend::CPU),
                                   [](const gpur::Progress &) { return false; }),
                gpur::Aborted);
+}
+
+TEST(GraphFlow, AutoMeasuresTheFlowsOwnImage)
+{
+  GPUR_REQUIRE_AUTO_MEASURING();
+  const gpur::testing::AutoRuleScope rule;
+  // 512 x 400 pixels: the probe runs the stages of one step on the leading 512 x 256 (2^17 pixels).
+  const gpur::Grid grid = gpur::MakeGrid2D(512, 400, 0.01, 0.01);
+  const std::vector<float> start(grid.Count(), 1.0f);
+  gpur::GraphFlowParameters p;
+  p.boundary = gpur::GraphFlowBoundary::Neumann;
+  const gpur::GraphFlow<float> mean(start.data(), grid, p);
+  gpur::testing::ExpectMeasuredChoice(mean.Backend(), "mean-curvature flow 2D float32 on 512x256 voxels");
+  // Willmore flow (double) on an image smaller than the probe: the whole image.
+  const gpur::Grid small = SquareGrid(40, -1.0, 1.0);
+  const std::vector<double> rings = Rings<double>(small);
+  p.flow = gpur::GraphFlowType::Willmore;
+  const gpur::GraphFlow<double> willmore(rings.data(), small, p);
+  gpur::testing::ExpectMeasuredChoice(willmore.Backend(), "Willmore flow 2D float64 on 41x41 voxels");
+  {
+    const gpur::testing::ScopedEnvironment cpu(gpur::AutoEnvironmentVariable(), "cpu");
+    EXPECT_EQ(gpur::GraphFlow<float>(start.data(), grid, gpur::GraphFlowParameters()).Backend().backend,
+              gpur::Backend::CPU);
+  }
+}
+
+TEST(GraphFlow, NamesParseAndPrint)
+{
+  EXPECT_EQ(gpur::ParseGraphFlowType("Mean"), gpur::GraphFlowType::MeanCurvature);
+  EXPECT_EQ(gpur::ParseGraphFlowType("willmore"), gpur::GraphFlowType::Willmore);
+  EXPECT_EQ(gpur::ParseGraphFlowBoundary("NEUMANN"), gpur::GraphFlowBoundary::Neumann);
+  EXPECT_EQ(gpur::ParseGraphFlowBoundary("dirichlet"), gpur::GraphFlowBoundary::Dirichlet);
+  EXPECT_THROW(gpur::ParseGraphFlowType("gauss"), gpur::InvalidArgument);
+  EXPECT_THROW(gpur::ParseGraphFlowBoundary("periodic"), gpur::InvalidArgument);
+  EXPECT_STREQ(gpur::ToString(gpur::GraphFlowBoundary::Neumann), "Neumann");
+  EXPECT_STREQ(gpur::ToString(gpur::GraphFlowType::Willmore), "Willmore");
 }
 
 } // namespace

@@ -53,12 +53,7 @@ L1MeanCurvatureDenoiseImageFilter<TInputImage, TOutputImage>::EngineGenerateData
 {
   const TInputImage * input = this->GetInput();
   TOutputImage * output = this->GetOutput();
-  const typename TInputImage::RegionType region = input->GetLargestPossibleRegion();
-  if (input->GetBufferedRegion() != region)
-  {
-    itkExceptionMacro(<< "the input holds " << input->GetBufferedRegion() << " but the filter needs the whole image "
-                      << region << "; the upstream filter did not provide its requested region");
-  }
+  const typename TInputImage::RegionType region = this->WholeInputRegion();
   const gpur::Grid grid = GPURestoration::MakeGrid(input, region);
   const gpur::L1MCParameters parameters = this->MakeParameters();
   parameters.Validate(); // before any allocation: a bad setting names itself

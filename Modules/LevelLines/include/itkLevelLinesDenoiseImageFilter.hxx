@@ -68,12 +68,7 @@ void
 LevelLinesDenoiseImageFilter<TInputImage, TOutputImage>::EngineGenerateData()
 {
   const TInputImage * input = this->GetInput();
-  const typename TInputImage::RegionType region = input->GetLargestPossibleRegion();
-  if (input->GetBufferedRegion() != region)
-  {
-    itkExceptionMacro(<< "the input holds " << input->GetBufferedRegion() << " but the filter needs the whole image "
-                      << region << "; the upstream filter did not provide its requested region");
-  }
+  const typename TInputImage::RegionType region = this->WholeInputRegion();
   const gpur::Grid grid = GPURestoration::MakeGrid(input, region);
   const gpur::LevelLinesParameters parameters = this->MakeParameters();
   parameters.Validate(); // before any allocation: a bad setting names itself
