@@ -8,14 +8,48 @@
 #include "gpurLaunch.h"
 #include "gpurProgram.h"
 #include "gpurRungeKuttaMersonDevice.h"
+#include "gpurStopwatch.h"
 #include "gpurText.h"
 
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
+#include <vector>
 
 namespace gpur
 {
+
+/**
+ * The time a flow spends in its right-hand side: CPU loops add their wall
+ * time; OpenCL kernels add their profiled events, read in batches (the host
+ * waits for every step's error estimate, so those events are long complete
+ * and reading them never stalls the queue).
+ */
+struct GraphFlowClock
+{
+  double seconds = 0.0;
+  std::vector<cl::Event> pending;
+
+  void
+  Add(const cl::Event & event)
+  {
+    pending.push_back(event);
+    if (pending.size() >= 256)
+      Flush();
+  }
+  double
+  Flush()
+  {
+    if (!pending.empty())
+    {
+      cl::Event::waitForEvents(pending);
+      for (const cl::Event & event : pending)
+        seconds += EventSeconds(event);
+      pending.clear();
+    }
+    return seconds;
+  }
+};
 
 void
 GraphFlowParameters::Validate(const Grid & grid) const
@@ -98,9 +132,13 @@ template<typename Real>
 class HostGraphSystem : public MethodOfLinesSystem<Real>
 {
 public:
-  HostGraphSystem(const Grid & grid, const GraphFlowParameters & p, const ParallelForFunction & parallelFor)
+  HostGraphSystem(const Grid & grid,
+                  const GraphFlowParameters & p,
+                  const ParallelForFunction & parallelFor,
+                  std::shared_ptr<GraphFlowClock> clock)
     : m_S(grid, p)
     , m_ParallelFor(parallelFor)
+    , m_Clock(std::move(clock))
   {
   }
   std::size_t
@@ -161,6 +199,7 @@ protected:
 
   Stencil<Real> m_S;
   ParallelForFunction m_ParallelFor;
+  std::shared_ptr<GraphFlowClock> m_Clock;
 };
 
 /** Mean-curvature flow on the CPU: Scheme 3.1 (17), + F for the manufactured solution. */
@@ -176,6 +215,7 @@ public:
     const Stencil<Real> & s = this->m_S;
     const Real t = static_cast<Real>(time);
     const std::size_t nx = s.nx;
+    const Stopwatch clock;
     this->ForNodes(f,
                    [&](std::size_t i, std::size_t j, std::size_t p)
                    {
@@ -184,6 +224,7 @@ public:
                        v += mcf_forcing(t, s.x0 + Real(i) * s.h1, s.y0 + Real(j) * s.h2, s.k, s.r, s.sigma, s.eps2);
                      f[p] = v;
                    });
+    this->m_Clock->seconds += clock.Seconds();
   }
 };
 
@@ -191,8 +232,11 @@ public:
 class HostGraphWillmore : public HostGraphSystem<double>
 {
 public:
-  HostGraphWillmore(const Grid & grid, const GraphFlowParameters & p, const ParallelForFunction & parallelFor)
-    : HostGraphSystem<double>(grid, p, parallelFor)
+  HostGraphWillmore(const Grid & grid,
+                    const GraphFlowParameters & p,
+                    const ParallelForFunction & parallelFor,
+                    std::shared_ptr<GraphFlowClock> clock)
+    : HostGraphSystem<double>(grid, p, parallelFor, std::move(clock))
     , m_W(grid.Count())
   {
   }
@@ -202,6 +246,7 @@ public:
     using namespace curvatureflow;
     const Stencil<double> & s = m_S;
     const std::size_t nx = s.nx;
+    const Stopwatch clock;
     double * w = m_W.data();
     auto curvature = [&](std::size_t p) { return mcf_speed_at(u, long(p), long(nx), s.ih1, s.ih2, s.eps2); };
     ForNodes(w, [&](std::size_t, std::size_t, std::size_t p) { w[p] = curvature(p); });
@@ -219,6 +264,7 @@ public:
                  v += wf_forcing(t, s.x0 + i * s.h1, s.y0 + j * s.h2, s.k, s.r, s.sigma, s.eps2);
                f[p] = v;
              });
+    m_Clock->seconds += clock.Seconds();
   }
 
 private:
@@ -234,10 +280,14 @@ template<typename Real>
 class DeviceGraphSystem : public DeviceMethodOfLinesSystem<Real>
 {
 public:
-  DeviceGraphSystem(DeviceContext & context, const Grid & grid, const GraphFlowParameters & p)
+  DeviceGraphSystem(DeviceContext & context,
+                    const Grid & grid,
+                    const GraphFlowParameters & p,
+                    std::shared_ptr<GraphFlowClock> clock)
     : m_S(grid, p)
     , m_Range(MakeImageRange(grid, context.Info()))
     , m_Willmore(p.flow == GraphFlowType::Willmore)
+    , m_Clock(std::move(clock))
   {
     ProgramSpec spec(m_Willmore ? "Willmore flow of graphs" : "mean-curvature flow of graphs",
                      std::is_same<Real, double>::value);
@@ -301,22 +351,23 @@ private:
   Launch(Kernel & kernel, const cl::CommandQueue & queue, double t, const Buffers &... buffers)
   {
     const Stencil<Real> & s = m_S;
-    kernel.Launch(queue,
-                  m_Range,
-                  buffers...,
-                  static_cast<cl_long>(s.nx),
-                  static_cast<cl_long>(s.ny),
-                  s.ih1,
-                  s.ih2,
-                  s.eps2,
-                  static_cast<Real>(t),
-                  s.x0,
-                  s.y0,
-                  s.h1,
-                  s.h2,
-                  static_cast<cl_int>(s.k),
-                  s.r,
-                  s.sigma);
+    kernel.Set(buffers...,
+               static_cast<cl_long>(s.nx),
+               static_cast<cl_long>(s.ny),
+               s.ih1,
+               s.ih2,
+               s.eps2,
+               static_cast<Real>(t),
+               s.x0,
+               s.y0,
+               s.h1,
+               s.h2,
+               static_cast<cl_int>(s.k),
+               s.r,
+               s.sigma);
+    cl::Event event;
+    kernel.Enqueue(queue, m_Range.global, m_Range.local, &event);
+    m_Clock->Add(event);
   }
 
   Stencil<Real> m_S;
@@ -326,17 +377,21 @@ private:
   Kernel m_Curvature;
   Kernel m_Constrain;
   DeviceBuffer<Real> m_W;
+  std::shared_ptr<GraphFlowClock> m_Clock;
 };
 
 /** The CPU system of the flow (Willmore: double only, refused before). */
 template<typename Real>
 std::shared_ptr<MethodOfLinesSystem<Real>>
-MakeHostSystem(const Grid & grid, const GraphFlowParameters & p, const ParallelForFunction & loop)
+MakeHostSystem(const Grid & grid,
+               const GraphFlowParameters & p,
+               const ParallelForFunction & loop,
+               const std::shared_ptr<GraphFlowClock> & clock)
 {
   if constexpr (std::is_same<Real, double>::value)
     if (p.flow == GraphFlowType::Willmore)
-      return std::make_shared<HostGraphWillmore>(grid, p, loop);
-  return std::make_shared<HostGraphMCF<Real>>(grid, p, loop);
+      return std::make_shared<HostGraphWillmore>(grid, p, loop, clock);
+  return std::make_shared<HostGraphMCF<Real>>(grid, p, loop, clock);
 }
 
 } // namespace
@@ -368,6 +423,7 @@ GraphFlow<Real>::GraphFlow(const Real * initial,
                                                     : h * h / 4;
   merson.maximumSteps = parameters.maximumSteps;
   m_Backend = ResolveBackend(execution, std::is_same<Real, double>::value);
+  m_Clock = std::make_shared<GraphFlowClock>();
   std::unique_ptr<MersonStages<Real>> stages;
   if (m_Backend.backend == Backend::OpenCL)
   {
@@ -375,14 +431,14 @@ GraphFlow<Real>::GraphFlow(const Real * initial,
     TranslateCLErrors(
       [&]
       {
-        stages =
-          MakeDeviceMersonStages<Real>(*context, std::make_shared<DeviceGraphSystem<Real>>(*context, grid, parameters));
+        stages = MakeDeviceMersonStages<Real>(
+          *context, std::make_shared<DeviceGraphSystem<Real>>(*context, grid, parameters, m_Clock));
       });
   }
   else
   {
     const ParallelForFunction loop = ResolveParallelFor(execution.parallelFor);
-    stages = MakeHostMersonStages<Real>(MakeHostSystem<Real>(grid, parameters, loop), loop);
+    stages = MakeHostMersonStages<Real>(MakeHostSystem<Real>(grid, parameters, loop, m_Clock), loop);
   }
   m_Integrator = std::make_unique<MersonIntegrator<Real>>(std::move(stages), merson);
   m_Integrator->Load(initial);
@@ -398,6 +454,13 @@ GraphFlow<Real>::AdvanceTo(double time, const ProgressCallback & callback)
   const MersonReport * report = nullptr;
   TimedRun([&] { report = &m_Integrator->AdvanceTo(time, callback); });
   return *report;
+}
+
+template<typename Real>
+double
+GraphFlow<Real>::RightHandSideSeconds() const
+{
+  return TranslateCLErrors([&] { return m_Clock->Flush(); });
 }
 
 template<typename Real>
@@ -424,6 +487,7 @@ GraphFlowRun(const Real * initial,
       report.backend = flow.Backend().DescribeWithReason();
       report.steps = flow.AdvanceTo(parameters.finalTime, callback);
       flow.Read(output);
+      report.rightHandSideSeconds = flow.RightHandSideSeconds();
     });
   return report;
 }
