@@ -12,7 +12,7 @@
 //   flow_bench [--tables 5,6,7,8] [--sizes 16,32,64,128] [--willmore-sizes 16]
 //              [--evolution-size 128] [--mcf-time 0.5] [--willmore-time 1e-5]
 //              [--compare-sizes 512,1024] [--compare-time 0.002] [--one-thread]
-//              [--devices SELECTION] [--repeats N] [--json FILE] [--quick]
+//              [--devices SELECTION] [--repeats N] [--save DIR] [--json FILE] [--quick]
 //
 // Tables 5-7: the manufactured solution (30) of [Oberhuber2011] (n = r = σ = 1,
 // its forcing added, Dirichlet data from it) on [-4, 4]² to T = 0.1, ε = 1e-5;
@@ -131,6 +131,7 @@ struct Options
   std::string devices;
   unsigned repeats = 0; // 0: best of as many runs as fill 1 s (at most 5, at least 1)
   std::string json = "flow_bench.json";
+  std::string save; // where the compare case's images go ("": nowhere)
   bool quick = false;
 };
 
@@ -161,6 +162,7 @@ struct Row
   unsigned runs = 0;
   gpur::MersonReport steps;
   double seconds = 0, rhsSeconds = 0, copyGbps = 0, maxError = NAN;
+  std::vector<double> output; // the image at T (kept for --save)
 
   std::size_t
   Nodes() const
@@ -245,6 +247,11 @@ ParseOptions(int argc, char * argv[], Options & o)
     "--devices", "SELECTION", "OpenCL devices (see itkgpurestoration-devices); default all; none.", o.devices);
   parser.AddUnsigned(
     "--repeats", "N", "Timed runs per row, best taken (default: as many as fill 1 s, at most 5).", o.repeats, 0, 1000);
+  parser.AddString("--save",
+                   "DIR",
+                   "Write the compare case's initial and final images (CPU reference) there as raw little-endian "
+                   "float32, compare_<N>_initial.f32 and compare_<N>_final.f32, (N + 1)^2 values, x fastest.",
+                   o.save);
   parser.AddString("--json", "FILE", "Where to write the JSON results.", o.json);
   parser.AddSwitch("--quick", "Small grids and short times for smoke tests.", o.quick);
   if (!parser.Parse(argc, argv, std::cout, 0, 0))
@@ -437,7 +444,30 @@ Measure(const Case & c, const Target & t, const Options & o)
   }
   if (c.exact)
     r.maxError = MaxError(c, u);
+  r.output.assign(u.begin(), u.end());
   return r;
+}
+
+/** values as raw float32 in `path` (the byte order of the machine, little-endian on every platform we build on). */
+void
+WriteFloats(const std::string & path, const std::vector<double> & values)
+{
+  const std::vector<float> f(values.begin(), values.end());
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char *>(f.data()), std::streamsize(f.size() * sizeof(float)));
+  out.close();
+  if (!out)
+    throw gpur::Error("error while writing " + path);
+}
+
+/** --save: the compare case's initial image and its CPU reference result. */
+void
+SaveCompareImages(const Options & o, const Row & r)
+{
+  const std::string stem = o.save + "/compare_" + std::to_string(r.c.cells) + "_";
+  const std::vector<float> initial = InitialImage<float>(r.c);
+  WriteFloats(stem + "initial.f32", std::vector<double>(initial.begin(), initial.end()));
+  WriteFloats(stem + "final.f32", r.output);
 }
 
 std::string
@@ -581,6 +611,9 @@ main(int argc, char * argv[])
           continue;
         std::cerr << "flow_bench: table " << c.table << ", " << c.Name() << " on " << t.name << "...\n";
         rows.push_back(c.isDouble ? Measure<double>(c, t, o) : Measure<float>(c, t, o));
+        if (!o.save.empty() && c.table == "compare" && &t == &targets.front())
+          SaveCompareImages(o, rows.back());
+        rows.back().output.clear();
       }
     PrintTables(rows, o.tables);
     WriteJson(json, o, targets, rows);
