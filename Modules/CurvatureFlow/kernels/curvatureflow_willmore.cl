@@ -17,7 +17,7 @@
 // mixes up its edge subscripts and has the opposite overall sign to (10).
 // This form is (10)'s, and with it the scheme reproduces the paper's Table 4
 // (our reproduction).
-inline REAL wf_speed(REAL pc, REAL pe, REAL pw, REAL pn, REAL ps, REAL pne, REAL pnw, REAL pse, REAL psw, REAL wc,
+MCF_INLINE REAL wf_speed(REAL pc, REAL pe, REAL pw, REAL pn, REAL ps, REAL pne, REAL pnw, REAL pse, REAL psw, REAL wc,
                      REAL we, REAL ww, REAL wn, REAL ws, REAL wne, REAL wnw, REAL wse, REAL wsw, REAL ih1, REAL ih2,
                      REAL eps2)
 {
@@ -41,7 +41,7 @@ inline REAL wf_speed(REAL pc, REAL pe, REAL pw, REAL pn, REAL ps, REAL pne, REAL
 }
 
 // wf_speed at node p of grid functions u and w with rows of nx values.
-inline REAL wf_speed_at(MCF_GLOBAL const REAL * u, MCF_GLOBAL const REAL * w, long p, long nx, REAL ih1, REAL ih2,
+MCF_INLINE REAL wf_speed_at(MCF_GLOBAL const REAL * u, MCF_GLOBAL const REAL * w, long p, long nx, REAL ih1, REAL ih2,
                         REAL eps2)
 {
   return wf_speed(u[p], u[p + 1], u[p - 1], u[p + nx], u[p - nx], u[p + nx + 1], u[p + nx - 1], u[p - nx + 1],

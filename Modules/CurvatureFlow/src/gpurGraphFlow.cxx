@@ -152,6 +152,42 @@ struct Stencil
   }
 };
 
+// The row loops below are kept out of line: inlined into the parallel loop's
+// std::function, GCC (12) no longer vectorises them (-fopt-info-vec).
+#if defined(__GNUC__) || defined(__clang__)
+#define GPUR_ROW_LOOP __attribute__((noinline))
+#else
+#define GPUR_ROW_LOOP
+#endif
+
+/**
+ * f = the mean-curvature speed at the nodes [first, last) of u (rows of nx):
+ * a loop of its own over plain arguments, which the compiler vectorises.
+ */
+template<typename Real>
+GPUR_ROW_LOOP void
+MeanCurvatureRow(const Real * u, Real * f, std::size_t first, std::size_t last, long nx, Real ih1, Real ih2, Real eps2)
+{
+  for (std::size_t p = first; p < last; ++p)
+    f[p] = curvatureflow::mcf_speed_at(u, long(p), nx, ih1, ih2, eps2);
+}
+
+/** f = the Willmore speed at the nodes [first, last) of u and w (rows of nx), as MeanCurvatureRow. */
+GPUR_ROW_LOOP void
+WillmoreRow(const double * u,
+            const double * w,
+            double * f,
+            std::size_t first,
+            std::size_t last,
+            long nx,
+            double ih1,
+            double ih2,
+            double eps2)
+{
+  for (std::size_t p = first; p < last; ++p)
+    f[p] = curvatureflow::wf_speed_at(u, w, long(p), nx, ih1, ih2, eps2);
+}
+
 /** The CPU reference's boundary: the constraints both flows share (Dirichlet data, Neumann copies). */
 template<typename Real>
 class HostGraphSystem : public MethodOfLinesSystem<Real>
@@ -206,10 +242,16 @@ protected:
     }
   }
 
-  /** f = 0 on the boundary, node(i, j, p) for every interior node p = i + nx j, rows on the parallel loop. */
-  template<typename Node>
+  /**
+   * f = 0 on the boundary, row(j, first, last) for the interior nodes
+   * p = i + nx j in [first, last) of every interior row j, rows on the
+   * parallel loop. A row's loop over its nodes holds the stencil alone,
+   * which the compiler vectorises (not with a call to exp or cos for the
+   * forcing in the same loop, nor with a test per node).
+   */
+  template<typename Row>
   void
-  ForNodes(Real * f, Node node)
+  ForRows(Real * f, Row row)
   {
     ForBoundary([&](std::size_t i, std::size_t j) { f[i + m_S.nx * j] = 0; });
     RunParallel(m_ParallelFor,
@@ -217,8 +259,7 @@ protected:
                 [&](std::size_t b, std::size_t e)
                 {
                   for (std::size_t j = b + 1; j < e + 1; ++j)
-                    for (std::size_t i = 1; i + 1 < m_S.nx; ++i)
-                      node(i, j, i + m_S.nx * j);
+                    row(j, 1 + m_S.nx * j, m_S.nx - 1 + m_S.nx * j);
                 });
   }
 
@@ -239,16 +280,19 @@ public:
     using namespace curvatureflow;
     const Stencil<Real> & s = this->m_S;
     const Real t = static_cast<Real>(time);
-    const std::size_t nx = s.nx;
+    const long nx = long(s.nx);
+    const Real ih1 = s.ih1, ih2 = s.ih2, eps2 = s.eps2; // locals: f's stores cannot alias them
     const Stopwatch clock;
-    this->ForNodes(f,
-                   [&](std::size_t i, std::size_t j, std::size_t p)
-                   {
-                     Real v = mcf_speed_at(u, long(p), long(nx), s.ih1, s.ih2, s.eps2);
-                     if (s.kind == 1)
-                       v += mcf_forcing(t, s.x0 + Real(i) * s.h1, s.y0 + Real(j) * s.h2, s.k, s.r, s.sigma, s.eps2);
-                     f[p] = v;
-                   });
+    this->ForRows(f,
+                  [&](std::size_t j, std::size_t first, std::size_t last)
+                  {
+                    MeanCurvatureRow(u, f, first, last, nx, ih1, ih2, eps2);
+                    // (Q H) + F, rounded as one expression would be.
+                    if (s.kind == 1)
+                      for (std::size_t p = first; p < last; ++p)
+                        f[p] += mcf_forcing(
+                          t, s.x0 + Real(p - first + 1) * s.h1, s.y0 + Real(j) * s.h2, s.k, s.r, s.sigma, s.eps2);
+                  });
     this->m_Clock->AddEvaluation(clock.Seconds());
   }
 };
@@ -271,24 +315,29 @@ public:
     using namespace curvatureflow;
     const Stencil<double> & s = m_S;
     const std::size_t nx = s.nx;
+    const double ih1 = s.ih1, ih2 = s.ih2, eps2 = s.eps2; // locals: the stores cannot alias them
     const Stopwatch clock;
     double * w = m_W.data();
-    auto curvature = [&](std::size_t p) { return mcf_speed_at(u, long(p), long(nx), s.ih1, s.ih2, s.eps2); };
-    ForNodes(w, [&](std::size_t, std::size_t, std::size_t p) { w[p] = curvature(p); });
+    auto curvature = [&](std::size_t p) { return mcf_speed_at(u, long(p), long(nx), ih1, ih2, eps2); };
+    ForRows(w,
+            [&](std::size_t, std::size_t first, std::size_t last)
+            { MeanCurvatureRow(u, w, first, last, long(nx), ih1, ih2, eps2); });
     ForBoundary(
       [&](std::size_t i, std::size_t j)
       {
         w[i + nx * j] = s.neumann ? curvature(std::size_t(mcf_neumann_source(long(i), long(j), long(nx), long(s.ny))))
                                   : wf_exact_w(s.kind, t, s.x0 + i * s.h1, s.y0 + j * s.h2, s.k, s.r, s.sigma, s.eps2);
       });
-    ForNodes(f,
-             [&](std::size_t i, std::size_t j, std::size_t p)
-             {
-               double v = wf_speed_at(u, w, long(p), long(nx), s.ih1, s.ih2, s.eps2);
-               if (s.kind == 1)
-                 v += wf_forcing(t, s.x0 + i * s.h1, s.y0 + j * s.h2, s.k, s.r, s.sigma, s.eps2);
-               f[p] = v;
-             });
+    ForRows(f,
+            [&](std::size_t j, std::size_t first, std::size_t last)
+            {
+              WillmoreRow(u, w, f, first, last, long(nx), ih1, ih2, eps2);
+              // The speed + F_W, rounded as one expression would be.
+              if (s.kind == 1)
+                for (std::size_t p = first; p < last; ++p)
+                  f[p] += wf_forcing(
+                    t, s.x0 + double(p - first + 1) * s.h1, s.y0 + double(j) * s.h2, s.k, s.r, s.sigma, s.eps2);
+            });
     m_Clock->AddEvaluation(clock.Seconds());
   }
 
