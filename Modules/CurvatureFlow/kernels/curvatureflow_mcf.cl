@@ -160,15 +160,31 @@ inline REAL mcf_exact(int kind, REAL t, REAL x, REAL y, int k, REAL r, REAL sigm
 // ∂t φ = Q ∇·(∇φ / Q) + F, with Q = sqrt(ε² + |∇ζ|²), from
 // Q ∇·(∇ζ / Q) = Δζ - (ζx² ζxx + 2 ζx ζy ζxy + ζy² ζyy) / Q² (our derivation:
 // [Oberhuber2011] evaluates F from the thesis it cites without printing it).
+// The time factors of (30) and its time derivative: cs[0] = cos(πt), cs[1] = -π sin(πt).
+inline void mcf_time_factors(REAL t, REAL * cs)
+{
+  cs[0] = cos(MCF_PI * t);
+  cs[1] = -MCF_PI * sin(MCF_PI * t);
+}
+
+// mcf_forcing from the factors a = mcf_factor(x, .., 2), b = mcf_factor(y, .., 2),
+// c = cos(πt) and st = -π sin(πt): the factors depend on x or y alone, so the
+// CPU reference computes them once per column and row.
+inline REAL mcf_forcing_of(const REAL * a, const REAL * b, REAL c, REAL st, REAL eps2)
+{
+  const REAL zt = st * a[0] * b[0];
+  return zt - mcf_exact_curvature(c * a[1] * b[0], c * a[0] * b[1], c * a[2] * b[0], c * a[1] * b[1],
+                                  c * a[0] * b[2], eps2);
+}
+
 inline REAL mcf_forcing(REAL t, REAL x, REAL y, int k, REAL r, REAL sigma, REAL eps2)
 {
   REAL a[3], b[3];
   mcf_factor(x, k, r, sigma, 2, a);
   mcf_factor(y, k, r, sigma, 2, b);
-  const REAL c = cos(MCF_PI * t);
-  const REAL zt = -MCF_PI * sin(MCF_PI * t) * a[0] * b[0];
-  return zt - mcf_exact_curvature(c * a[1] * b[0], c * a[0] * b[1], c * a[2] * b[0], c * a[1] * b[1],
-                                  c * a[0] * b[2], eps2);
+  REAL cs[2];
+  mcf_time_factors(t, cs);
+  return mcf_forcing_of(a, b, cs[0], cs[1], eps2);
 }
 
 // The interior node a boundary node of an nx x ny grid copies under Neumann

@@ -203,17 +203,25 @@ inline REAL wf_operator(REAL zx, REAL zy, REAL zxx, REAL zxy, REAL zyy, REAL zxx
 
 // The forcing F_W = ∂t ζ + wf_operator(ζ) that makes the manufactured
 // solution (30) a solution of ∂t φ = -Q ∇·(...) + F (the paper evaluates it
-// from the thesis it cites without printing it).
+// from the thesis it cites without printing it), from the factors of
+// mcf_factor of order 4 at x (a) and y (b), c = cos(πt), st = -π sin(πt).
+inline REAL wf_forcing_of(const REAL * a, const REAL * b, REAL c, REAL st, REAL eps2)
+{
+  const REAL zt = st * a[0] * b[0];
+  return zt + wf_operator(c * a[1] * b[0], c * a[0] * b[1], c * a[2] * b[0], c * a[1] * b[1], c * a[0] * b[2],
+                          c * a[3] * b[0], c * a[2] * b[1], c * a[1] * b[2], c * a[0] * b[3], c * a[4] * b[0],
+                          c * a[3] * b[1], c * a[2] * b[2], c * a[1] * b[3], c * a[0] * b[4], eps2);
+}
+
+// F_W at (t, x, y): wf_forcing_of with the factors of order 4 and c = cos(πt), st = -π sin(πt), as mcf_forcing.
 inline REAL wf_forcing(REAL t, REAL x, REAL y, int k, REAL r, REAL sigma, REAL eps2)
 {
   REAL a[5], b[5];
   mcf_factor(x, k, r, sigma, 4, a);
   mcf_factor(y, k, r, sigma, 4, b);
-  const REAL c = cos(MCF_PI * t);
-  const REAL zt = -MCF_PI * sin(MCF_PI * t) * a[0] * b[0];
-  return zt + wf_operator(c * a[1] * b[0], c * a[0] * b[1], c * a[2] * b[0], c * a[1] * b[1], c * a[0] * b[2],
-                          c * a[3] * b[0], c * a[2] * b[1], c * a[1] * b[2], c * a[0] * b[3], c * a[4] * b[0],
-                          c * a[3] * b[1], c * a[2] * b[2], c * a[1] * b[3], c * a[0] * b[4], eps2);
+  REAL cs[2];
+  mcf_time_factors(t, cs);
+  return wf_forcing_of(a, b, cs[0], cs[1], eps2);
 }
 
 #ifdef __OPENCL_VERSION__

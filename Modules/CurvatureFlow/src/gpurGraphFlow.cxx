@@ -225,6 +225,26 @@ public:
   }
 
 protected:
+  /**
+   * The manufactured solution's factors mcf_factor(x_i) and mcf_factor(y_j)
+   * of orders 0..order for every column i and row j (GraphFlowSolution::
+   * Manufactured only): they depend on x or y alone, so the forcing
+   * (mcf_forcing_of, wf_forcing_of) need not recompute their exp per node.
+   */
+  void
+  PrecomputeFactors(int order)
+  {
+    const Stencil<Real> & s = m_S;
+    if (s.kind != 1)
+      return;
+    m_FactorX.resize(s.nx * kFactors);
+    m_FactorY.resize(s.ny * kFactors);
+    for (std::size_t i = 0; i < s.nx; ++i)
+      curvatureflow::mcf_factor(s.x0 + Real(i) * s.h1, s.k, s.r, s.sigma, order, &m_FactorX[kFactors * i]);
+    for (std::size_t j = 0; j < s.ny; ++j)
+      curvatureflow::mcf_factor(s.y0 + Real(j) * s.h2, s.k, s.r, s.sigma, order, &m_FactorY[kFactors * j]);
+  }
+
   /** set(i, j) on every boundary node. */
   template<typename Set>
   void
@@ -263,9 +283,11 @@ protected:
                 });
   }
 
+  static constexpr std::size_t kFactors = 5; // orders 0..4
   Stencil<Real> m_S;
   ParallelForFunction m_ParallelFor;
   std::shared_ptr<GraphFlowClock> m_Clock;
+  std::vector<Real> m_FactorX, m_FactorY; // PrecomputeFactors
 };
 
 /** Mean-curvature flow on the CPU: Scheme 3.1 (17), + F for the manufactured solution. */
@@ -273,7 +295,14 @@ template<typename Real>
 class HostGraphMCF : public HostGraphSystem<Real>
 {
 public:
-  using HostGraphSystem<Real>::HostGraphSystem;
+  HostGraphMCF(const Grid & grid,
+               const GraphFlowParameters & p,
+               const ParallelForFunction & parallelFor,
+               std::shared_ptr<GraphFlowClock> clock)
+    : HostGraphSystem<Real>(grid, p, parallelFor, std::move(clock))
+  {
+    this->PrecomputeFactors(2);
+  }
   void
   Evaluate(double time, const Real * u, Real * f) override
   {
@@ -282,6 +311,10 @@ public:
     const Real t = static_cast<Real>(time);
     const long nx = long(s.nx);
     const Real ih1 = s.ih1, ih2 = s.ih2, eps2 = s.eps2; // locals: f's stores cannot alias them
+    Real cs[2];
+    mcf_time_factors(t, cs);
+    const std::size_t m = this->kFactors;
+    const Real *ax = this->m_FactorX.data(), *by = this->m_FactorY.data();
     const Stopwatch clock;
     this->ForRows(f,
                   [&](std::size_t j, std::size_t first, std::size_t last)
@@ -290,8 +323,7 @@ public:
                     // (Q H) + F, rounded as one expression would be.
                     if (s.kind == 1)
                       for (std::size_t p = first; p < last; ++p)
-                        f[p] += mcf_forcing(
-                          t, s.x0 + Real(p - first + 1) * s.h1, s.y0 + Real(j) * s.h2, s.k, s.r, s.sigma, s.eps2);
+                        f[p] += mcf_forcing_of(ax + m * (p - first + 1), by + m * j, cs[0], cs[1], eps2);
                   });
     this->m_Clock->AddEvaluation(clock.Seconds());
   }
@@ -308,6 +340,7 @@ public:
     : HostGraphSystem<double>(grid, p, parallelFor, std::move(clock))
     , m_W(grid.Count())
   {
+    PrecomputeFactors(4);
   }
   void
   Evaluate(double t, const double * u, double * f) override
@@ -316,6 +349,9 @@ public:
     const Stencil<double> & s = m_S;
     const std::size_t nx = s.nx;
     const double ih1 = s.ih1, ih2 = s.ih2, eps2 = s.eps2; // locals: the stores cannot alias them
+    double cs[2];
+    mcf_time_factors(t, cs);
+    const double *ax = m_FactorX.data(), *by = m_FactorY.data();
     const Stopwatch clock;
     double * w = m_W.data();
     auto curvature = [&](std::size_t p) { return mcf_speed_at(u, long(p), long(nx), ih1, ih2, eps2); };
@@ -335,8 +371,7 @@ public:
               // The speed + F_W, rounded as one expression would be.
               if (s.kind == 1)
                 for (std::size_t p = first; p < last; ++p)
-                  f[p] += wf_forcing(
-                    t, s.x0 + double(p - first + 1) * s.h1, s.y0 + double(j) * s.h2, s.k, s.r, s.sigma, s.eps2);
+                  f[p] += wf_forcing_of(ax + kFactors * (p - first + 1), by + kFactors * j, cs[0], cs[1], eps2);
             });
     m_Clock->AddEvaluation(clock.Seconds());
   }
