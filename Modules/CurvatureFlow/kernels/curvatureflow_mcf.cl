@@ -156,35 +156,34 @@ inline REAL mcf_exact(int kind, REAL t, REAL x, REAL y, int k, REAL r, REAL sigm
   return cos(MCF_PI * t) * a[0] * b[0];
 }
 
-// The forcing F = ∂t ζ - Q ∇·(∇ζ / Q) that makes (30) a solution of
-// ∂t φ = Q ∇·(∇φ / Q) + F, with Q = sqrt(ε² + |∇ζ|²), from
-// Q ∇·(∇ζ / Q) = Δζ - (ζx² ζxx + 2 ζx ζy ζxy + ζy² ζyy) / Q² (our derivation:
-// [Oberhuber2011] evaluates F from the thesis it cites without printing it).
-// The time factors of (30) and its time derivative: cs[0] = cos(πt), cs[1] = -π sin(πt).
+// The time factors of (30) and of its time derivative: cs[0] = cos(πt),
+// cs[1] = -π sin(πt).
 inline void mcf_time_factors(REAL t, REAL * cs)
 {
   cs[0] = cos(MCF_PI * t);
   cs[1] = -MCF_PI * sin(MCF_PI * t);
 }
 
-// mcf_forcing from the factors a = mcf_factor(x, .., 2), b = mcf_factor(y, .., 2),
-// c = cos(πt) and st = -π sin(πt): the factors depend on x or y alone, so the
-// CPU reference computes them once per column and row.
-inline REAL mcf_forcing_of(const REAL * a, const REAL * b, REAL c, REAL st, REAL eps2)
+// Values per column (row) of the factors mcf_factor(x_i) (mcf_factor(y_j)) of
+// the manufactured solution that its forcing terms read: orders 0..4. They
+// depend on x or y alone, so both backends compute them once per column and
+// row (kernel mcf_factors, HostGraphSystem::PrecomputeFactors) instead of two
+// exp per node and evaluation.
+#ifndef MCF_FACTORS
+#define MCF_FACTORS 5
+#endif
+
+// The forcing F = ∂t ζ - Q ∇·(∇ζ / Q) that makes (30) a solution of
+// ∂t φ = Q ∇·(∇φ / Q) + F, with Q = sqrt(ε² + |∇ζ|²), from
+// Q ∇·(∇ζ / Q) = Δζ - (ζx² ζxx + 2 ζx ζy ζxy + ζy² ζyy) / Q² (our derivation:
+// [Oberhuber2011] evaluates F from the thesis it cites without printing it),
+// at the node whose column and row have the factors a = mcf_factor(x, .., 2)
+// and b = mcf_factor(y, .., 2), at the time of c = cos(πt), st = -π sin(πt).
+inline REAL mcf_forcing_of(MCF_GLOBAL const REAL * a, MCF_GLOBAL const REAL * b, REAL c, REAL st, REAL eps2)
 {
   const REAL zt = st * a[0] * b[0];
   return zt - mcf_exact_curvature(c * a[1] * b[0], c * a[0] * b[1], c * a[2] * b[0], c * a[1] * b[1],
                                   c * a[0] * b[2], eps2);
-}
-
-inline REAL mcf_forcing(REAL t, REAL x, REAL y, int k, REAL r, REAL sigma, REAL eps2)
-{
-  REAL a[3], b[3];
-  mcf_factor(x, k, r, sigma, 2, a);
-  mcf_factor(y, k, r, sigma, 2, b);
-  REAL cs[2];
-  mcf_time_factors(t, cs);
-  return mcf_forcing_of(a, b, cs[0], cs[1], eps2);
 }
 
 // The interior node a boundary node of an nx x ny grid copies under Neumann
@@ -211,9 +210,23 @@ inline long mcf_neumann_source(long i, long j, long nx, long ny)
 #define MCF_GRID_ARGUMENTS                                                                                             \
   long nx, long ny, REAL ih1, REAL ih2, REAL eps2, REAL t, REAL x0, REAL y0, REAL h1, REAL h2, int k, REAL r, REAL sigma
 
-// f = dφ/dt on every node: Q H (+ F) inside, 0 on the boundary, whose
-// values the constraint sets.
-__kernel void mcf_rhs(__global const REAL * u, __global REAL * f, MCF_GRID_ARGUMENTS)
+// The factors of mcf_forcing_of for the n columns (or rows) at x0 + i h:
+// MCF_FACTORS values apiece, orders 0..order of mcf_factor.
+__kernel void mcf_factors(__global REAL * factors, long n, REAL x0, REAL h, int k, REAL r, REAL sigma, int order)
+{
+  const long i = get_global_id(0);
+  if (i >= n)
+    return;
+  REAL d[MCF_FACTORS];
+  mcf_factor(x0 + i * h, k, r, sigma, order, d);
+  for (int m = 0; m < MCF_FACTORS; ++m)
+    factors[MCF_FACTORS * i + m] = m <= order ? d[m] : 0;
+}
+
+// f = dφ/dt on every node: Q H (+ F, from the factors ax and by of
+// mcf_factors) inside, 0 on the boundary, whose values the constraint sets.
+__kernel void mcf_rhs(__global const REAL * u, __global REAL * f, __global const REAL * ax, __global const REAL * by,
+                      MCF_GRID_ARGUMENTS)
 {
   const long i = get_global_id(0), j = get_global_id(1);
   if (i >= nx || j >= ny)
@@ -226,7 +239,9 @@ __kernel void mcf_rhs(__global const REAL * u, __global REAL * f, MCF_GRID_ARGUM
   }
   REAL v = mcf_speed_at(u, p, nx, ih1, ih2, eps2);
 #if MCF_SOLUTION == 1
-  v += mcf_forcing(t, x0 + i * h1, y0 + j * h2, k, r, sigma, eps2);
+  REAL cs[2];
+  mcf_time_factors(t, cs);
+  v += mcf_forcing_of(ax + MCF_FACTORS * i, by + MCF_FACTORS * j, cs[0], cs[1], eps2);
 #endif
   f[p] = v;
 }

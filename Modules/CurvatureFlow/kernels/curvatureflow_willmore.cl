@@ -204,24 +204,14 @@ inline REAL wf_operator(REAL zx, REAL zy, REAL zxx, REAL zxy, REAL zyy, REAL zxx
 // The forcing F_W = ∂t ζ + wf_operator(ζ) that makes the manufactured
 // solution (30) a solution of ∂t φ = -Q ∇·(...) + F (the paper evaluates it
 // from the thesis it cites without printing it), from the factors of
-// mcf_factor of order 4 at x (a) and y (b), c = cos(πt), st = -π sin(πt).
-inline REAL wf_forcing_of(const REAL * a, const REAL * b, REAL c, REAL st, REAL eps2)
+// mcf_factor of orders 0..4 of the node's column (a) and row (b), at the time
+// of c = cos(πt), st = -π sin(πt) (see mcf_forcing_of).
+inline REAL wf_forcing_of(MCF_GLOBAL const REAL * a, MCF_GLOBAL const REAL * b, REAL c, REAL st, REAL eps2)
 {
   const REAL zt = st * a[0] * b[0];
   return zt + wf_operator(c * a[1] * b[0], c * a[0] * b[1], c * a[2] * b[0], c * a[1] * b[1], c * a[0] * b[2],
                           c * a[3] * b[0], c * a[2] * b[1], c * a[1] * b[2], c * a[0] * b[3], c * a[4] * b[0],
                           c * a[3] * b[1], c * a[2] * b[2], c * a[1] * b[3], c * a[0] * b[4], eps2);
-}
-
-// F_W at (t, x, y): wf_forcing_of with the factors of order 4 and c = cos(πt), st = -π sin(πt), as mcf_forcing.
-inline REAL wf_forcing(REAL t, REAL x, REAL y, int k, REAL r, REAL sigma, REAL eps2)
-{
-  REAL a[5], b[5];
-  mcf_factor(x, k, r, sigma, 4, a);
-  mcf_factor(y, k, r, sigma, 4, b);
-  REAL cs[2];
-  mcf_time_factors(t, cs);
-  return wf_forcing_of(a, b, cs[0], cs[1], eps2);
 }
 
 #ifdef __OPENCL_VERSION__
@@ -247,8 +237,10 @@ __kernel void wf_curvature(__global const REAL * u, __global REAL * w, MCF_GRID_
   w[i + nx * j] = mcf_speed_at(u, p, nx, ih1, ih2, eps2);
 }
 
-// f = dφ/dt: the Willmore speed (+ F_W) inside, 0 on the boundary.
-__kernel void wf_rhs(__global const REAL * u, __global const REAL * w, __global REAL * f, MCF_GRID_ARGUMENTS)
+// f = dφ/dt: the Willmore speed (+ F_W, from the factors of mcf_factors)
+// inside, 0 on the boundary.
+__kernel void wf_rhs(__global const REAL * u, __global const REAL * w, __global REAL * f, __global const REAL * ax,
+                     __global const REAL * by, MCF_GRID_ARGUMENTS)
 {
   const long i = get_global_id(0), j = get_global_id(1);
   if (i >= nx || j >= ny)
@@ -261,7 +253,9 @@ __kernel void wf_rhs(__global const REAL * u, __global const REAL * w, __global 
   }
   REAL v = wf_speed_at(u, w, p, nx, ih1, ih2, eps2);
 #if MCF_SOLUTION == 1
-  v += wf_forcing(t, x0 + i * h1, y0 + j * h2, k, r, sigma, eps2);
+  REAL cs[2];
+  mcf_time_factors(t, cs);
+  v += wf_forcing_of(ax + MCF_FACTORS * i, by + MCF_FACTORS * j, cs[0], cs[1], eps2);
 #endif
   f[p] = v;
 }

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -283,7 +284,7 @@ protected:
                 });
   }
 
-  static constexpr std::size_t kFactors = 5; // orders 0..4
+  static constexpr std::size_t kFactors = MCF_FACTORS;
   Stencil<Real> m_S;
   ParallelForFunction m_ParallelFor;
   std::shared_ptr<GraphFlowClock> m_Clock;
@@ -416,6 +417,28 @@ public:
     }
     else
       m_Rhs = program.MakeKernel("mcf_rhs");
+    // The manufactured solution's factors per column and row (mcf_forcing_of); one value each otherwise (unread).
+    const bool manufactured = m_S.kind == 1;
+    m_FactorX = DeviceBuffer<Real>(context, manufactured ? MCF_FACTORS * m_S.nx : 1);
+    m_FactorY = DeviceBuffer<Real>(context, manufactured ? MCF_FACTORS * m_S.ny : 1);
+    if (manufactured)
+    {
+      Kernel factors = program.MakeKernel("mcf_factors");
+      const cl_int order = m_Willmore ? 4 : 2;
+      for (const auto & axis :
+           { std::make_tuple(&m_FactorX, m_S.nx, m_S.x0, m_S.h1), std::make_tuple(&m_FactorY, m_S.ny, m_S.y0, m_S.h2) })
+      {
+        factors.Set(std::get<0>(axis)->Get(),
+                    static_cast<cl_long>(std::get<1>(axis)),
+                    std::get<2>(axis),
+                    std::get<3>(axis),
+                    static_cast<cl_int>(m_S.k),
+                    m_S.r,
+                    m_S.sigma,
+                    order);
+        factors.Enqueue(context.Queue(0), cl::NDRange(std::get<1>(axis)), cl::NullRange);
+      }
+    }
   }
   std::size_t
   Size() const override
@@ -431,10 +454,10 @@ public:
     if (m_Willmore)
     {
       Launch(m_Curvature, queue, t, u.Get(), m_W.Get());
-      Launch(m_Rhs, queue, t, u.Get(), m_W.Get(), f.Get());
+      Launch(m_Rhs, queue, t, u.Get(), m_W.Get(), f.Get(), m_FactorX.Get(), m_FactorY.Get());
     }
     else
-      Launch(m_Rhs, queue, t, u.Get(), f.Get());
+      Launch(m_Rhs, queue, t, u.Get(), f.Get(), m_FactorX.Get(), m_FactorY.Get());
     m_Clock->EndEvaluation();
   }
   void
@@ -490,6 +513,7 @@ private:
   Kernel m_Curvature;
   Kernel m_Constrain;
   DeviceBuffer<Real> m_W;
+  DeviceBuffer<Real> m_FactorX, m_FactorY;
   std::shared_ptr<GraphFlowClock> m_Clock;
 };
 
