@@ -49,27 +49,36 @@ inline REAL gpur_merson_update(REAL u, REAL k1, REAL k4, REAL k5, REAL tau)
 
 #ifdef __OPENCL_VERSION__
 
-// The argument of stage `stage` (2..5) into `out`; unused k's may be any buffer.
-__kernel void gpur_merson_argument(__global const REAL * u,
-                                   __global const REAL * k1,
-                                   __global const REAL * k2,
-                                   __global const REAL * k3,
-                                   __global const REAL * k4,
-                                   __global REAL * out,
-                                   REAL tau,
-                                   int stage,
-                                   long n)
+// gpur_merson_stageN: the argument of stage N (2..5) into `out`; one kernel
+// per stage, so that no stage number is tested per unknown.
+__kernel void gpur_merson_stage2(__global const REAL * u, __global const REAL * k1, __global REAL * out, REAL tau, long n)
 {
   const long i = get_global_id(0);
-  if (i >= n)
-    return;
-  if (stage == 2)
+  if (i < n)
     out[i] = gpur_merson_argument2(u[i], k1[i], tau);
-  else if (stage == 3)
+}
+
+__kernel void gpur_merson_stage3(__global const REAL * u, __global const REAL * k1, __global const REAL * k2,
+                                 __global REAL * out, REAL tau, long n)
+{
+  const long i = get_global_id(0);
+  if (i < n)
     out[i] = gpur_merson_argument3(u[i], k1[i], k2[i], tau);
-  else if (stage == 4)
+}
+
+__kernel void gpur_merson_stage4(__global const REAL * u, __global const REAL * k1, __global const REAL * k3,
+                                 __global REAL * out, REAL tau, long n)
+{
+  const long i = get_global_id(0);
+  if (i < n)
     out[i] = gpur_merson_argument4(u[i], k1[i], k3[i], tau);
-  else
+}
+
+__kernel void gpur_merson_stage5(__global const REAL * u, __global const REAL * k1, __global const REAL * k3,
+                                 __global const REAL * k4, __global REAL * out, REAL tau, long n)
+{
+  const long i = get_global_id(0);
+  if (i < n)
     out[i] = gpur_merson_argument5(u[i], k1[i], k3[i], k4[i], tau);
 }
 

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -37,7 +38,8 @@ public:
           BuildProgram(context,
                        ProgramSpec("Runge-Kutta-Merson integration", std::is_same<Real, double>::value)
                          .Core({ "gpur_common.cl", "gpur_reduce.cl", "gpur_merson.cl" }));
-        m_Argument = program.MakeKernel("gpur_merson_argument");
+        for (int stage = 2; stage <= 5; ++stage)
+          m_Argument[stage - 2] = program.MakeKernel("gpur_merson_stage" + std::to_string(stage));
         m_ErrorMax = program.MakeKernel("gpur_merson_error_max");
         m_Accept = program.MakeKernel("gpur_merson_accept");
         m_U = DeviceBuffer<Real>(context, m_N);
@@ -127,16 +129,18 @@ private:
   void
   Stage(double t, double tau, int stage)
   {
-    m_Argument.Set(m_U.Get(),
-                   m_K[0].Get(),
-                   m_K[1].Get(),
-                   m_K[2].Get(),
-                   m_K[3].Get(),
-                   m_Stage.Get(),
-                   static_cast<Real>(tau),
-                   static_cast<cl_int>(stage),
-                   static_cast<cl_long>(m_N));
-    m_Argument.Enqueue(Queue(), Range(), cl::NullRange);
+    const Real h = static_cast<Real>(tau);
+    const cl_long n = static_cast<cl_long>(m_N);
+    Kernel & argument = m_Argument[stage - 2];
+    if (stage == 2)
+      argument.Set(m_U.Get(), m_K[0].Get(), m_Stage.Get(), h, n);
+    else if (stage == 3)
+      argument.Set(m_U.Get(), m_K[0].Get(), m_K[1].Get(), m_Stage.Get(), h, n);
+    else if (stage == 4)
+      argument.Set(m_U.Get(), m_K[0].Get(), m_K[2].Get(), m_Stage.Get(), h, n);
+    else
+      argument.Set(m_U.Get(), m_K[0].Get(), m_K[2].Get(), m_K[3].Get(), m_Stage.Get(), h, n);
+    argument.Enqueue(Queue(), Range(), cl::NullRange);
     m_System->Constrain(Queue(), t, m_Stage);
     m_System->Evaluate(Queue(), t, m_Stage, m_K[stage - 1]);
   }
@@ -146,7 +150,7 @@ private:
   std::size_t m_N;
   std::size_t m_GroupSize = 1;
   std::size_t m_Groups = 1;
-  Kernel m_Argument;
+  Kernel m_Argument[4]; // the arguments of stages 2..5
   Kernel m_ErrorMax;
   Kernel m_Accept;
   DeviceBuffer<Real> m_U;

@@ -128,7 +128,22 @@ struct GraphFlowReport
   MersonReport steps;   ///< accepted and rejected steps, the time reached, the last step and error estimate
   std::string backend;  ///< "CPU" or "OpenCL: <device>", with why (ResolvedBackend::DescribeWithReason)
   double seconds = 0.0; ///< wall time of the run
+  /**
+   * The part of the run spent evaluating the right-hand side f (the
+   * scheme's stencils, all stages, accepted and rejected steps): on OpenCL
+   * the profiled time of its kernels, on the CPU reference the wall time of
+   * its loops (what a benchmark divides the stencils' bytes and FLOPs by).
+   */
+  double rightHandSideSeconds = 0.0;
+  /**
+   * The shortest single evaluation of f in the run (0 before the first): a
+   * benchmark's best-of-many figure, which time-sharing of the processors
+   * inflates far less than the sum.
+   */
+  double rightHandSideBestSeconds = 0.0;
 };
+
+struct GraphFlowClock;
 
 /**
  * A curvature flow in progress: the image's state on one backend,
@@ -164,9 +179,17 @@ public:
   {
     return m_Backend;
   }
+  /**
+   * The seconds spent evaluating the right-hand side so far and the shortest
+   * evaluation (see GraphFlowReport::rightHandSideSeconds and
+   * rightHandSideBestSeconds), in that order.
+   */
+  std::array<double, 2>
+  RightHandSideSeconds() const;
 
 private:
   ResolvedBackend m_Backend;
+  std::shared_ptr<GraphFlowClock> m_Clock;
   std::unique_ptr<MersonIntegrator<Real>> m_Integrator;
 };
 

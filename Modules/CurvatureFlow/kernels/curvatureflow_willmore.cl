@@ -17,7 +17,7 @@
 // mixes up its edge subscripts and has the opposite overall sign to (10).
 // This form is (10)'s, and with it the scheme reproduces the paper's Table 4
 // (our reproduction).
-inline REAL wf_speed(REAL pc, REAL pe, REAL pw, REAL pn, REAL ps, REAL pne, REAL pnw, REAL pse, REAL psw, REAL wc,
+MCF_INLINE REAL wf_speed(REAL pc, REAL pe, REAL pw, REAL pn, REAL ps, REAL pne, REAL pnw, REAL pse, REAL psw, REAL wc,
                      REAL we, REAL ww, REAL wn, REAL ws, REAL wne, REAL wnw, REAL wse, REAL wsw, REAL ih1, REAL ih2,
                      REAL eps2)
 {
@@ -41,7 +41,7 @@ inline REAL wf_speed(REAL pc, REAL pe, REAL pw, REAL pn, REAL ps, REAL pne, REAL
 }
 
 // wf_speed at node p of grid functions u and w with rows of nx values.
-inline REAL wf_speed_at(MCF_GLOBAL const REAL * u, MCF_GLOBAL const REAL * w, long p, long nx, REAL ih1, REAL ih2,
+MCF_INLINE REAL wf_speed_at(MCF_GLOBAL const REAL * u, MCF_GLOBAL const REAL * w, long p, long nx, REAL ih1, REAL ih2,
                         REAL eps2)
 {
   return wf_speed(u[p], u[p + 1], u[p - 1], u[p + nx], u[p - nx], u[p + nx + 1], u[p + nx - 1], u[p - nx + 1],
@@ -203,14 +203,12 @@ inline REAL wf_operator(REAL zx, REAL zy, REAL zxx, REAL zxy, REAL zyy, REAL zxx
 
 // The forcing F_W = ∂t ζ + wf_operator(ζ) that makes the manufactured
 // solution (30) a solution of ∂t φ = -Q ∇·(...) + F (the paper evaluates it
-// from the thesis it cites without printing it).
-inline REAL wf_forcing(REAL t, REAL x, REAL y, int k, REAL r, REAL sigma, REAL eps2)
+// from the thesis it cites without printing it), from the factors of
+// mcf_factor of orders 0..4 of the node's column (a) and row (b), at the time
+// of c = cos(πt), st = -π sin(πt) (see mcf_forcing_of).
+inline REAL wf_forcing_of(MCF_GLOBAL const REAL * a, MCF_GLOBAL const REAL * b, REAL c, REAL st, REAL eps2)
 {
-  REAL a[5], b[5];
-  mcf_factor(x, k, r, sigma, 4, a);
-  mcf_factor(y, k, r, sigma, 4, b);
-  const REAL c = cos(MCF_PI * t);
-  const REAL zt = -MCF_PI * sin(MCF_PI * t) * a[0] * b[0];
+  const REAL zt = st * a[0] * b[0];
   return zt + wf_operator(c * a[1] * b[0], c * a[0] * b[1], c * a[2] * b[0], c * a[1] * b[1], c * a[0] * b[2],
                           c * a[3] * b[0], c * a[2] * b[1], c * a[1] * b[2], c * a[0] * b[3], c * a[4] * b[0],
                           c * a[3] * b[1], c * a[2] * b[2], c * a[1] * b[3], c * a[0] * b[4], eps2);
@@ -239,8 +237,10 @@ __kernel void wf_curvature(__global const REAL * u, __global REAL * w, MCF_GRID_
   w[i + nx * j] = mcf_speed_at(u, p, nx, ih1, ih2, eps2);
 }
 
-// f = dφ/dt: the Willmore speed (+ F_W) inside, 0 on the boundary.
-__kernel void wf_rhs(__global const REAL * u, __global const REAL * w, __global REAL * f, MCF_GRID_ARGUMENTS)
+// f = dφ/dt: the Willmore speed (+ F_W, from the factors of mcf_factors)
+// inside, 0 on the boundary.
+__kernel void wf_rhs(__global const REAL * u, __global const REAL * w, __global REAL * f, __global const REAL * ax,
+                     __global const REAL * by, MCF_GRID_ARGUMENTS)
 {
   const long i = get_global_id(0), j = get_global_id(1);
   if (i >= nx || j >= ny)
@@ -253,7 +253,9 @@ __kernel void wf_rhs(__global const REAL * u, __global const REAL * w, __global 
   }
   REAL v = wf_speed_at(u, w, p, nx, ih1, ih2, eps2);
 #if MCF_SOLUTION == 1
-  v += wf_forcing(t, x0 + i * h1, y0 + j * h2, k, r, sigma, eps2);
+  REAL cs[2];
+  mcf_time_factors(t, cs);
+  v += wf_forcing_of(ax + MCF_FACTORS * i, by + MCF_FACTORS * j, cs[0], cs[1], eps2);
 #endif
   f[p] = v;
 }

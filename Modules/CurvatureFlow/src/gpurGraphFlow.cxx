@@ -9,11 +9,14 @@
 #include "gpurLaunch.h"
 #include "gpurProgram.h"
 #include "gpurRungeKuttaMersonDevice.h"
+#include "gpurStopwatch.h"
 #include "gpurText.h"
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 #include <type_traits>
+#include <vector>
 
 namespace gpur
 {
@@ -51,6 +54,63 @@ ParseGraphFlowBoundary(const std::string & text)
     return GraphFlowBoundary::Neumann;
   throw InvalidArgument("unknown graph-flow boundary '" + text + "'; use neumann or dirichlet");
 }
+
+/**
+ * The time a flow spends in its right-hand side, in all and its shortest
+ * evaluation: CPU loops add their wall time; OpenCL kernels add their
+ * profiled events (one or two per evaluation), read in batches (the host
+ * waits for every step's error estimate, so those events are long complete
+ * and reading them never stalls the queue).
+ */
+struct GraphFlowClock
+{
+  double seconds = 0.0;
+  double best = 0.0;
+  std::vector<cl::Event> pending;
+  std::vector<std::size_t> ends; // one past each finished evaluation's last event in `pending`
+
+  /** A CPU evaluation of `evaluation` seconds. */
+  void
+  AddEvaluation(double evaluation)
+  {
+    seconds += evaluation;
+    best = best > 0.0 ? std::min(best, evaluation) : evaluation;
+  }
+  /** A kernel of the evaluation under way. */
+  void
+  Add(const cl::Event & event)
+  {
+    pending.push_back(event);
+  }
+  /** The evaluation under way has enqueued all its kernels. */
+  void
+  EndEvaluation()
+  {
+    ends.push_back(pending.size());
+    if (pending.size() >= 256)
+      Flush();
+  }
+  /** Reads the events of the finished evaluations. */
+  std::array<double, 2>
+  Flush()
+  {
+    if (!pending.empty())
+    {
+      cl::Event::waitForEvents(pending);
+      std::size_t first = 0;
+      for (const std::size_t end : ends)
+      {
+        double evaluation = 0.0;
+        for (; first < end; ++first)
+          evaluation += EventSeconds(pending[first]);
+        AddEvaluation(evaluation);
+      }
+      pending.clear();
+      ends.clear();
+    }
+    return { { seconds, best } };
+  }
+};
 
 void
 GraphFlowParameters::Validate(const Grid & grid) const
@@ -128,14 +188,54 @@ struct Stencil
   }
 };
 
+// The row loops below are kept out of line: inlined into the parallel loop's
+// std::function, GCC (12) no longer vectorises them (-fopt-info-vec).
+#if defined(__GNUC__) || defined(__clang__)
+#define GPUR_ROW_LOOP __attribute__((noinline))
+#else
+#define GPUR_ROW_LOOP
+#endif
+
+/**
+ * f = the mean-curvature speed at the nodes [first, last) of u (rows of nx):
+ * a loop of its own over plain arguments, which the compiler vectorises.
+ */
+template<typename Real>
+GPUR_ROW_LOOP void
+MeanCurvatureRow(const Real * u, Real * f, std::size_t first, std::size_t last, long nx, Real ih1, Real ih2, Real eps2)
+{
+  for (std::size_t p = first; p < last; ++p)
+    f[p] = curvatureflow::mcf_speed_at(u, long(p), nx, ih1, ih2, eps2);
+}
+
+/** f = the Willmore speed at the nodes [first, last) of u and w (rows of nx), as MeanCurvatureRow. */
+GPUR_ROW_LOOP void
+WillmoreRow(const double * u,
+            const double * w,
+            double * f,
+            std::size_t first,
+            std::size_t last,
+            long nx,
+            double ih1,
+            double ih2,
+            double eps2)
+{
+  for (std::size_t p = first; p < last; ++p)
+    f[p] = curvatureflow::wf_speed_at(u, w, long(p), nx, ih1, ih2, eps2);
+}
+
 /** The CPU reference's boundary: the constraints both flows share (Dirichlet data, Neumann copies). */
 template<typename Real>
 class HostGraphSystem : public MethodOfLinesSystem<Real>
 {
 public:
-  HostGraphSystem(const Grid & grid, const GraphFlowParameters & p, const ParallelForFunction & parallelFor)
+  HostGraphSystem(const Grid & grid,
+                  const GraphFlowParameters & p,
+                  const ParallelForFunction & parallelFor,
+                  std::shared_ptr<GraphFlowClock> clock)
     : m_S(grid, p)
     , m_ParallelFor(parallelFor)
+    , m_Clock(std::move(clock))
   {
   }
   std::size_t
@@ -161,6 +261,26 @@ public:
   }
 
 protected:
+  /**
+   * The manufactured solution's factors mcf_factor(x_i) and mcf_factor(y_j)
+   * of orders 0..order for every column i and row j (GraphFlowSolution::
+   * Manufactured only): they depend on x or y alone, so the forcing
+   * (mcf_forcing_of, wf_forcing_of) need not recompute their exp per node.
+   */
+  void
+  PrecomputeFactors(int order)
+  {
+    const Stencil<Real> & s = m_S;
+    if (s.kind != 1)
+      return;
+    m_FactorX.resize(s.nx * kFactors);
+    m_FactorY.resize(s.ny * kFactors);
+    for (std::size_t i = 0; i < s.nx; ++i)
+      curvatureflow::mcf_factor(s.x0 + Real(i) * s.h1, s.k, s.r, s.sigma, order, &m_FactorX[kFactors * i]);
+    for (std::size_t j = 0; j < s.ny; ++j)
+      curvatureflow::mcf_factor(s.y0 + Real(j) * s.h2, s.k, s.r, s.sigma, order, &m_FactorY[kFactors * j]);
+  }
+
   /** set(i, j) on every boundary node. */
   template<typename Set>
   void
@@ -178,10 +298,16 @@ protected:
     }
   }
 
-  /** f = 0 on the boundary, node(i, j, p) for every interior node p = i + nx j, rows on the parallel loop. */
-  template<typename Node>
+  /**
+   * f = 0 on the boundary, row(j, first, last) for the interior nodes
+   * p = i + nx j in [first, last) of every interior row j, rows on the
+   * parallel loop. A row's loop over its nodes holds the stencil alone,
+   * which the compiler vectorises (not with a call to exp or cos for the
+   * forcing in the same loop, nor with a test per node).
+   */
+  template<typename Row>
   void
-  ForNodes(Real * f, Node node)
+  ForRows(Real * f, Row row)
   {
     ForBoundary([&](std::size_t i, std::size_t j) { f[i + m_S.nx * j] = 0; });
     RunParallel(m_ParallelFor,
@@ -189,13 +315,15 @@ protected:
                 [&](std::size_t b, std::size_t e)
                 {
                   for (std::size_t j = b + 1; j < e + 1; ++j)
-                    for (std::size_t i = 1; i + 1 < m_S.nx; ++i)
-                      node(i, j, i + m_S.nx * j);
+                    row(j, 1 + m_S.nx * j, m_S.nx - 1 + m_S.nx * j);
                 });
   }
 
+  static constexpr std::size_t kFactors = MCF_FACTORS;
   Stencil<Real> m_S;
   ParallelForFunction m_ParallelFor;
+  std::shared_ptr<GraphFlowClock> m_Clock;
+  std::vector<Real> m_FactorX, m_FactorY; // PrecomputeFactors
 };
 
 /** Mean-curvature flow on the CPU: Scheme 3.1 (17), + F for the manufactured solution. */
@@ -203,22 +331,37 @@ template<typename Real>
 class HostGraphMCF : public HostGraphSystem<Real>
 {
 public:
-  using HostGraphSystem<Real>::HostGraphSystem;
+  HostGraphMCF(const Grid & grid,
+               const GraphFlowParameters & p,
+               const ParallelForFunction & parallelFor,
+               std::shared_ptr<GraphFlowClock> clock)
+    : HostGraphSystem<Real>(grid, p, parallelFor, std::move(clock))
+  {
+    this->PrecomputeFactors(2);
+  }
   void
   Evaluate(double time, const Real * u, Real * f) override
   {
     using namespace curvatureflow;
     const Stencil<Real> & s = this->m_S;
     const Real t = static_cast<Real>(time);
-    const std::size_t nx = s.nx;
-    this->ForNodes(f,
-                   [&](std::size_t i, std::size_t j, std::size_t p)
-                   {
-                     Real v = mcf_speed_at(u, long(p), long(nx), s.ih1, s.ih2, s.eps2);
-                     if (s.kind == 1)
-                       v += mcf_forcing(t, s.x0 + Real(i) * s.h1, s.y0 + Real(j) * s.h2, s.k, s.r, s.sigma, s.eps2);
-                     f[p] = v;
-                   });
+    const long nx = long(s.nx);
+    const Real ih1 = s.ih1, ih2 = s.ih2, eps2 = s.eps2; // locals: f's stores cannot alias them
+    Real cs[2];
+    mcf_time_factors(t, cs);
+    const std::size_t m = this->kFactors;
+    const Real *ax = this->m_FactorX.data(), *by = this->m_FactorY.data();
+    const Stopwatch clock;
+    this->ForRows(f,
+                  [&](std::size_t j, std::size_t first, std::size_t last)
+                  {
+                    MeanCurvatureRow(u, f, first, last, nx, ih1, ih2, eps2);
+                    // (Q H) + F, rounded as one expression would be.
+                    if (s.kind == 1)
+                      for (std::size_t p = first; p < last; ++p)
+                        f[p] += mcf_forcing_of(ax + m * (p - first + 1), by + m * j, cs[0], cs[1], eps2);
+                  });
+    this->m_Clock->AddEvaluation(clock.Seconds());
   }
 };
 
@@ -226,10 +369,14 @@ public:
 class HostGraphWillmore : public HostGraphSystem<double>
 {
 public:
-  HostGraphWillmore(const Grid & grid, const GraphFlowParameters & p, const ParallelForFunction & parallelFor)
-    : HostGraphSystem<double>(grid, p, parallelFor)
+  HostGraphWillmore(const Grid & grid,
+                    const GraphFlowParameters & p,
+                    const ParallelForFunction & parallelFor,
+                    std::shared_ptr<GraphFlowClock> clock)
+    : HostGraphSystem<double>(grid, p, parallelFor, std::move(clock))
     , m_W(grid.Count())
   {
+    PrecomputeFactors(4);
   }
   void
   Evaluate(double t, const double * u, double * f) override
@@ -237,23 +384,32 @@ public:
     using namespace curvatureflow;
     const Stencil<double> & s = m_S;
     const std::size_t nx = s.nx;
+    const double ih1 = s.ih1, ih2 = s.ih2, eps2 = s.eps2; // locals: the stores cannot alias them
+    double cs[2];
+    mcf_time_factors(t, cs);
+    const double *ax = m_FactorX.data(), *by = m_FactorY.data();
+    const Stopwatch clock;
     double * w = m_W.data();
-    auto curvature = [&](std::size_t p) { return mcf_speed_at(u, long(p), long(nx), s.ih1, s.ih2, s.eps2); };
-    ForNodes(w, [&](std::size_t, std::size_t, std::size_t p) { w[p] = curvature(p); });
+    auto curvature = [&](std::size_t p) { return mcf_speed_at(u, long(p), long(nx), ih1, ih2, eps2); };
+    ForRows(w,
+            [&](std::size_t, std::size_t first, std::size_t last)
+            { MeanCurvatureRow(u, w, first, last, long(nx), ih1, ih2, eps2); });
     ForBoundary(
       [&](std::size_t i, std::size_t j)
       {
         w[i + nx * j] = s.neumann ? curvature(std::size_t(mcf_neumann_source(long(i), long(j), long(nx), long(s.ny))))
                                   : wf_exact_w(s.kind, t, s.x0 + i * s.h1, s.y0 + j * s.h2, s.k, s.r, s.sigma, s.eps2);
       });
-    ForNodes(f,
-             [&](std::size_t i, std::size_t j, std::size_t p)
-             {
-               double v = wf_speed_at(u, w, long(p), long(nx), s.ih1, s.ih2, s.eps2);
-               if (s.kind == 1)
-                 v += wf_forcing(t, s.x0 + i * s.h1, s.y0 + j * s.h2, s.k, s.r, s.sigma, s.eps2);
-               f[p] = v;
-             });
+    ForRows(f,
+            [&](std::size_t j, std::size_t first, std::size_t last)
+            {
+              WillmoreRow(u, w, f, first, last, long(nx), ih1, ih2, eps2);
+              // The speed + F_W, rounded as one expression would be.
+              if (s.kind == 1)
+                for (std::size_t p = first; p < last; ++p)
+                  f[p] += wf_forcing_of(ax + kFactors * (p - first + 1), by + kFactors * j, cs[0], cs[1], eps2);
+            });
+    m_Clock->AddEvaluation(clock.Seconds());
   }
 
 private:
@@ -269,10 +425,14 @@ template<typename Real>
 class DeviceGraphSystem : public DeviceMethodOfLinesSystem<Real>
 {
 public:
-  DeviceGraphSystem(DeviceContext & context, const Grid & grid, const GraphFlowParameters & p)
+  DeviceGraphSystem(DeviceContext & context,
+                    const Grid & grid,
+                    const GraphFlowParameters & p,
+                    std::shared_ptr<GraphFlowClock> clock)
     : m_S(grid, p)
     , m_Range(MakeImageRange(grid, context.Info()))
     , m_Willmore(p.flow == GraphFlowType::Willmore)
+    , m_Clock(std::move(clock))
   {
     ProgramSpec spec(m_Willmore ? "Willmore flow of graphs" : "mean-curvature flow of graphs",
                      std::is_same<Real, double>::value);
@@ -292,6 +452,28 @@ public:
     }
     else
       m_Rhs = program.MakeKernel("mcf_rhs");
+    // The manufactured solution's factors per column and row (mcf_forcing_of); one value each otherwise (unread).
+    const bool manufactured = m_S.kind == 1;
+    m_FactorX = DeviceBuffer<Real>(context, manufactured ? MCF_FACTORS * m_S.nx : 1);
+    m_FactorY = DeviceBuffer<Real>(context, manufactured ? MCF_FACTORS * m_S.ny : 1);
+    if (manufactured)
+    {
+      Kernel factors = program.MakeKernel("mcf_factors");
+      const cl_int order = m_Willmore ? 4 : 2;
+      for (const auto & axis :
+           { std::make_tuple(&m_FactorX, m_S.nx, m_S.x0, m_S.h1), std::make_tuple(&m_FactorY, m_S.ny, m_S.y0, m_S.h2) })
+      {
+        factors.Set(std::get<0>(axis)->Get(),
+                    static_cast<cl_long>(std::get<1>(axis)),
+                    std::get<2>(axis),
+                    std::get<3>(axis),
+                    static_cast<cl_int>(m_S.k),
+                    m_S.r,
+                    m_S.sigma,
+                    order);
+        factors.Enqueue(context.Queue(0), cl::NDRange(std::get<1>(axis)), cl::NullRange);
+      }
+    }
   }
   std::size_t
   Size() const override
@@ -304,10 +486,14 @@ public:
            const DeviceBuffer<Real> & u,
            const DeviceBuffer<Real> & f) override
   {
-    if (!m_Willmore)
-      return Launch(m_Rhs, queue, t, u.Get(), f.Get());
-    Launch(m_Curvature, queue, t, u.Get(), m_W.Get());
-    Launch(m_Rhs, queue, t, u.Get(), m_W.Get(), f.Get());
+    if (m_Willmore)
+    {
+      Launch(m_Curvature, queue, t, u.Get(), m_W.Get());
+      Launch(m_Rhs, queue, t, u.Get(), m_W.Get(), f.Get(), m_FactorX.Get(), m_FactorY.Get());
+    }
+    else
+      Launch(m_Rhs, queue, t, u.Get(), f.Get(), m_FactorX.Get(), m_FactorY.Get());
+    m_Clock->EndEvaluation();
   }
   void
   Constrain(const cl::CommandQueue & queue, double t, const DeviceBuffer<Real> & u) override
@@ -336,22 +522,23 @@ private:
   Launch(Kernel & kernel, const cl::CommandQueue & queue, double t, const Buffers &... buffers)
   {
     const Stencil<Real> & s = m_S;
-    kernel.Launch(queue,
-                  m_Range,
-                  buffers...,
-                  static_cast<cl_long>(s.nx),
-                  static_cast<cl_long>(s.ny),
-                  s.ih1,
-                  s.ih2,
-                  s.eps2,
-                  static_cast<Real>(t),
-                  s.x0,
-                  s.y0,
-                  s.h1,
-                  s.h2,
-                  static_cast<cl_int>(s.k),
-                  s.r,
-                  s.sigma);
+    kernel.Set(buffers...,
+               static_cast<cl_long>(s.nx),
+               static_cast<cl_long>(s.ny),
+               s.ih1,
+               s.ih2,
+               s.eps2,
+               static_cast<Real>(t),
+               s.x0,
+               s.y0,
+               s.h1,
+               s.h2,
+               static_cast<cl_int>(s.k),
+               s.r,
+               s.sigma);
+    cl::Event event;
+    kernel.Enqueue(queue, m_Range.global, m_Range.local, &event);
+    m_Clock->Add(event);
   }
 
   Stencil<Real> m_S;
@@ -361,17 +548,22 @@ private:
   Kernel m_Curvature;
   Kernel m_Constrain;
   DeviceBuffer<Real> m_W;
+  DeviceBuffer<Real> m_FactorX, m_FactorY;
+  std::shared_ptr<GraphFlowClock> m_Clock;
 };
 
 /** The CPU system of the flow (Willmore: double only, refused before). */
 template<typename Real>
 std::shared_ptr<MethodOfLinesSystem<Real>>
-MakeHostSystem(const Grid & grid, const GraphFlowParameters & p, const ParallelForFunction & loop)
+MakeHostSystem(const Grid & grid,
+               const GraphFlowParameters & p,
+               const ParallelForFunction & loop,
+               const std::shared_ptr<GraphFlowClock> & clock)
 {
   if constexpr (std::is_same<Real, double>::value)
     if (p.flow == GraphFlowType::Willmore)
-      return std::make_shared<HostGraphWillmore>(grid, p, loop);
-  return std::make_shared<HostGraphMCF<Real>>(grid, p, loop);
+      return std::make_shared<HostGraphWillmore>(grid, p, loop, clock);
+  return std::make_shared<HostGraphMCF<Real>>(grid, p, loop, clock);
 }
 
 /** The integrator's state and stages of the flow on `grid` on the resolved backend `backend`. */
@@ -380,7 +572,8 @@ std::unique_ptr<MersonStages<Real>>
 MakeStages(const Grid & grid,
            const GraphFlowParameters & parameters,
            const ResolvedBackend & backend,
-           const ExecutionOptions & execution)
+           const ExecutionOptions & execution,
+           const std::shared_ptr<GraphFlowClock> & clock)
 {
   std::unique_ptr<MersonStages<Real>> stages;
   if (backend.backend == Backend::OpenCL)
@@ -389,13 +582,13 @@ MakeStages(const Grid & grid,
     TranslateCLErrors(
       [&]
       {
-        stages =
-          MakeDeviceMersonStages<Real>(*context, std::make_shared<DeviceGraphSystem<Real>>(*context, grid, parameters));
+        stages = MakeDeviceMersonStages<Real>(
+          *context, std::make_shared<DeviceGraphSystem<Real>>(*context, grid, parameters, clock));
       });
     return stages;
   }
   const ParallelForFunction loop = ResolveParallelFor(execution.parallelFor);
-  return MakeHostMersonStages<Real>(MakeHostSystem<Real>(grid, parameters, loop), loop);
+  return MakeHostMersonStages<Real>(MakeHostSystem<Real>(grid, parameters, loop, clock), loop);
 }
 
 /**
@@ -421,7 +614,8 @@ MakeAutoProbe(const Real * initial,
   probe.grid = part;
   probe.prepare = [initial, parameters, firstStep, execution, part](const ResolvedBackend & candidate)
   {
-    std::shared_ptr<MersonStages<Real>> stages = MakeStages<Real>(part, parameters, candidate, execution);
+    std::shared_ptr<MersonStages<Real>> stages =
+      MakeStages<Real>(part, parameters, candidate, execution, std::make_shared<GraphFlowClock>());
     stages->Load(0.0, initial); // the leading rows are a prefix of the image
     return [stages, firstStep](unsigned steps)
     {
@@ -463,8 +657,9 @@ GraphFlow<Real>::GraphFlow(const Real * initial,
   m_Backend = ResolveBackend(execution,
                              std::is_same<Real, double>::value,
                              MakeAutoProbe(initial, grid, parameters, merson.initialStep, execution));
+  m_Clock = std::make_shared<GraphFlowClock>();
   m_Integrator =
-    std::make_unique<MersonIntegrator<Real>>(MakeStages<Real>(grid, parameters, m_Backend, execution), merson);
+    std::make_unique<MersonIntegrator<Real>>(MakeStages<Real>(grid, parameters, m_Backend, execution, m_Clock), merson);
   m_Integrator->Load(initial);
 }
 
@@ -478,6 +673,13 @@ GraphFlow<Real>::AdvanceTo(double time, const ProgressCallback & callback)
   const MersonReport * report = nullptr;
   TimedRun([&] { report = &m_Integrator->AdvanceTo(time, callback); });
   return *report;
+}
+
+template<typename Real>
+std::array<double, 2>
+GraphFlow<Real>::RightHandSideSeconds() const
+{
+  return TranslateCLErrors([&] { return m_Clock->Flush(); });
 }
 
 template<typename Real>
@@ -504,6 +706,9 @@ GraphFlowRun(const Real * initial,
       report.backend = flow.Backend().DescribeWithReason();
       report.steps = flow.AdvanceTo(parameters.finalTime, callback);
       flow.Read(output);
+      const std::array<double, 2> rhs = flow.RightHandSideSeconds();
+      report.rightHandSideSeconds = rhs[0];
+      report.rightHandSideBestSeconds = rhs[1];
     });
   return report;
 }
