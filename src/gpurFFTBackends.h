@@ -9,6 +9,7 @@
 #include <complex>
 #include <cstddef>
 #include <memory>
+#include <mutex>
 
 namespace gpur
 {
@@ -49,6 +50,14 @@ struct FFTGeometry
     return SpectralRow() * ny * batch;
   }
 };
+
+/** The lock every FFTW plan creation and destruction holds (FFTW's planner is not thread-safe). */
+std::mutex &
+FFTWPlannerMutex();
+
+/** Sets the threads of the next FFTW plans of a transform of `points` points (call under FFTWPlannerMutex). */
+void
+FFTWPlanThreads(bool isDouble, std::size_t points);
 
 /** FFTW plans (both directions) of one geometry on host arrays. */
 template<typename T>

@@ -15,17 +15,18 @@
 
 namespace gpur
 {
-namespace
-{
-
 // FFTW's planner is not thread-safe (FFTW manual, "Thread safety"): every plan
-// creation and destruction, and the threads set-up, holds this lock.
+// creation and destruction, and the threads set-up, holds this lock (here and
+// in gpurTrigTransform.cxx).
 std::mutex &
-PlannerMutex()
+FFTWPlannerMutex()
 {
   static std::mutex mutex;
   return mutex;
 }
+
+namespace
+{
 
 // Below this many points per call FFTW's threads cost more than they save.
 constexpr std::size_t kThreadedPoints = std::size_t(1) << 15;
@@ -189,7 +190,7 @@ FFTWTransform<T>::FFTWTransform(const FFTGeometry & geometry)
   CheckedInt(g.Spatial(), "the points of all arrays");
   // FFTW_ESTIMATE plans without touching the arrays (so planning is fast and the
   // arrays below are placeholders); see Plans for the aligned and unaligned pairs.
-  std::lock_guard<std::mutex> lock(PlannerMutex());
+  std::lock_guard<std::mutex> lock(FFTWPlannerMutex());
   F::UseThreads(g.Spatial());
   void * a = F::Malloc(sizeof(Complex) * std::max(g.Spatial(), g.Spectral()));
   void * b = F::Malloc(sizeof(Complex) * std::max(g.Spatial(), g.Spectral()));
@@ -227,7 +228,7 @@ FFTWTransform<T>::FFTWTransform(const FFTGeometry & geometry)
 template<typename T>
 FFTWTransform<T>::~FFTWTransform()
 {
-  std::lock_guard<std::mutex> lock(PlannerMutex());
+  std::lock_guard<std::mutex> lock(FFTWPlannerMutex());
   m_Plans.reset();
 }
 
@@ -274,6 +275,15 @@ FFTWTransform<T>::Inverse(const Complex * in, Complex * out) const
 {
   Fftw<T>::Execute(m_Plans->Inverse(in, out), AsFftw<T>(const_cast<Complex *>(in)), AsFftw<T>(out));
   ScaleByInverse(out, m_Geometry.Spatial(), m_Geometry.Points());
+}
+
+void
+FFTWPlanThreads(bool isDouble, std::size_t points)
+{
+  if (isDouble)
+    Fftw<double>::UseThreads(points);
+  else
+    Fftw<float>::UseThreads(points);
 }
 
 template class FFTWTransform<float>;

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: Apache-2.0
+// gpur::TrigTransformPlan: FFTW's r2r transforms [Frigo2005] through its guru
+// interface, which transforms any subset of an array's axes in one plan (the
+// other axes are its "howmany" loops), so one call does every axis.
+#include "gpurTrigTransform.h"
+
+#include "gpurError.h"
+#include "gpurFFTBackends.h"
+
+#include <fftw3.h>
+
+#include <climits>
+#include <mutex>
+#include <string>
+#include <type_traits>
+
+namespace gpur
+{
+
+const char *
+ToString(TrigTransformKind kind)
+{
+  switch (kind)
+  {
+    case TrigTransformKind::DST1:
+      return "DST-I";
+    case TrigTransformKind::DCT2:
+      return "DCT-II";
+    case TrigTransformKind::DCT3:
+      return "DCT-III";
+    default:
+      return "none";
+  }
+}
+
+double
+TrigTransformRoundTripScale(TrigTransformKind kind, std::size_t n)
+{
+  switch (kind)
+  {
+    case TrigTransformKind::DST1:
+      return 2.0 * double(n + 1);
+    case TrigTransformKind::DCT2:
+    case TrigTransformKind::DCT3:
+      return 2.0 * double(n);
+    default:
+      return 1.0;
+  }
+}
+
+TrigTransformKind
+InverseTrigTransform(TrigTransformKind kind)
+{
+  switch (kind)
+  {
+    case TrigTransformKind::DCT2:
+      return TrigTransformKind::DCT3;
+    case TrigTransformKind::DCT3:
+      return TrigTransformKind::DCT2;
+    default:
+      return kind;
+  }
+}
+
+namespace
+{
+
+fftw_r2r_kind
+FftwKind(TrigTransformKind kind)
+{
+  switch (kind)
+  {
+    case TrigTransformKind::DCT2:
+      return FFTW_REDFT10;
+    case TrigTransformKind::DCT3:
+      return FFTW_REDFT01;
+    default:
+      return FFTW_RODFT00;
+  }
+}
+
+// The guru r2r calls of one precision.
+template<typename T>
+struct GuruR2R;
+
+template<>
+struct GuruR2R<double>
+{
+  using Plan = fftw_plan;
+  using Dim = fftw_iodim;
+  static Plan
+  Make(int rank, const Dim * dims, int loops, const Dim * loopDims, double * data, const fftw_r2r_kind * k, unsigned f)
+  {
+    return fftw_plan_guru_r2r(rank, dims, loops, loopDims, data, data, k, f);
+  }
+  static void
+  Execute(Plan p, double * data)
+  {
+    fftw_execute_r2r(p, data, data);
+  }
+  static void
+  Destroy(Plan p)
+  {
+    fftw_destroy_plan(p);
+  }
+  static double *
+  Malloc(std::size_t count)
+  {
+    return fftw_alloc_real(count);
+  }
+  static void
+  Free(double * p)
+  {
+    fftw_free(p);
+  }
+  static bool
+  Aligned(const double * p)
+  {
+    return fftw_alignment_of(const_cast<double *>(p)) == 0;
+  }
+};
+
+template<>
+struct GuruR2R<float>
+{
+  using Plan = fftwf_plan;
+  using Dim = fftwf_iodim;
+  static Plan
+  Make(int rank, const Dim * dims, int loops, const Dim * loopDims, float * data, const fftw_r2r_kind * k, unsigned f)
+  {
+    return fftwf_plan_guru_r2r(rank, dims, loops, loopDims, data, data, k, f);
+  }
+  static void
+  Execute(Plan p, float * data)
+  {
+    fftwf_execute_r2r(p, data, data);
+  }
+  static void
+  Destroy(Plan p)
+  {
+    fftwf_destroy_plan(p);
+  }
+  static float *
+  Malloc(std::size_t count)
+  {
+    return fftwf_alloc_real(count);
+  }
+  static void
+  Free(float * p)
+  {
+    fftwf_free(p);
+  }
+  static bool
+  Aligned(const float * p)
+  {
+    return fftwf_alignment_of(const_cast<float *>(p)) == 0;
+  }
+};
+
+} // namespace
+
+template<typename T>
+struct TrigTransformPlan<T>::Plans
+{
+  typename GuruR2R<T>::Plan aligned = nullptr;
+  typename GuruR2R<T>::Plan unaligned = nullptr;
+
+  ~Plans()
+  {
+    for (auto plan : { aligned, unaligned })
+      if (plan)
+        GuruR2R<T>::Destroy(plan);
+  }
+};
+
+template<typename T>
+TrigTransformPlan<T>::TrigTransformPlan(const std::vector<std::size_t> & shape,
+                                        const std::vector<TrigTransformKind> & kinds)
+{
+  using F = GuruR2R<T>;
+  if (shape.empty() || shape.size() > 3 || kinds.size() != shape.size())
+  {
+    throw InvalidArgument("TrigTransformPlan: " + std::to_string(shape.size()) + " axes and " +
+                          std::to_string(kinds.size()) + " kinds; give 1 to 3 axes and one kind per axis");
+  }
+  std::size_t count = 1;
+  for (const std::size_t n : shape)
+  {
+    if (n == 0 || n > static_cast<std::size_t>(INT_MAX))
+      throw InvalidArgument("TrigTransformPlan: an axis of " + std::to_string(n) + " points; 1 to INT_MAX allowed");
+    count *= n;
+  }
+  // FFTW lists dimensions slowest first; the transformed axes are the plan's
+  // dimensions, the others its loops.
+  std::vector<typename F::Dim> dims, loops;
+  std::vector<fftw_r2r_kind> fftwKinds;
+  std::size_t stride = count;
+  for (std::size_t d = shape.size(); d-- > 0;)
+  {
+    stride /= shape[d];
+    const typename F::Dim dim{ static_cast<int>(shape[d]), static_cast<int>(stride), static_cast<int>(stride) };
+    if (kinds[d] == TrigTransformKind::None)
+    {
+      loops.push_back(dim);
+    }
+    else
+    {
+      dims.push_back(dim);
+      fftwKinds.push_back(FftwKind(kinds[d]));
+    }
+  }
+  if (dims.empty())
+    throw InvalidArgument("TrigTransformPlan: every axis' kind is None; nothing to transform");
+  if (count > static_cast<std::size_t>(INT_MAX))
+    throw InvalidArgument("TrigTransformPlan: " + std::to_string(count) + " points exceed FFTW's limit of INT_MAX");
+
+  m_Plans = std::make_unique<Plans>();
+  const std::lock_guard<std::mutex> lock(FFTWPlannerMutex());
+  FFTWPlanThreads(std::is_same<T, double>::value, count);
+  // FFTW_MEASURE runs trial transforms on the array it plans for: a scratch one.
+  T * scratch = F::Malloc(count);
+  if (scratch != nullptr)
+  {
+    m_Plans->aligned = F::Make(static_cast<int>(dims.size()),
+                               dims.data(),
+                               static_cast<int>(loops.size()),
+                               loops.data(),
+                               scratch,
+                               fftwKinds.data(),
+                               FFTW_MEASURE);
+    m_Plans->unaligned = F::Make(static_cast<int>(dims.size()),
+                                 dims.data(),
+                                 static_cast<int>(loops.size()),
+                                 loops.data(),
+                                 scratch,
+                                 fftwKinds.data(),
+                                 FFTW_ESTIMATE | FFTW_UNALIGNED);
+    F::Free(scratch);
+  }
+  if (!m_Plans->aligned || !m_Plans->unaligned)
+  {
+    m_Plans.reset(); // under the planner lock
+    throw InvalidArgument("TrigTransformPlan: FFTW could not plan this transform (or allocate its trial array)");
+  }
+}
+
+template<typename T>
+TrigTransformPlan<T>::~TrigTransformPlan()
+{
+  const std::lock_guard<std::mutex> lock(FFTWPlannerMutex());
+  m_Plans.reset();
+}
+
+template<typename T>
+void
+TrigTransformPlan<T>::Execute(T * data) const
+{
+  GuruR2R<T>::Execute(GuruR2R<T>::Aligned(data) ? m_Plans->aligned : m_Plans->unaligned, data);
+}
+
+template class TrigTransformPlan<float>;
+template class TrigTransformPlan<double>;
+
+} // namespace gpur
