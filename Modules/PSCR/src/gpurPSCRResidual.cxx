@@ -67,6 +67,70 @@ MakeColumnGram(const std::vector<AxisFactors<Scalar>> & axes, Scalar shift)
   return gram;
 }
 
+namespace
+{
+
+// The residual sums of rows [r0, r1) into acc, and r when Store. Two
+// instantiations: without a store to alias them, the sums stay in registers.
+template<bool Store, typename Scalar, typename Final>
+void
+ResidualRows(const PSCRPlan<Scalar> & plan,
+             const std::vector<std::vector<ColumnGram>> & gram,
+             const Scalar * rhs,
+             const Scalar * u,
+             Scalar * r,
+             std::size_t r0,
+             std::size_t r1,
+             double * acc)
+{
+  using Wide = WideScalar<Scalar>;
+  const unsigned dims = static_cast<unsigned>(plan.axes.size());
+  const std::size_t nx = plan.axes[0].Size(), ny = plan.axes[1].Size();
+  const ColumnGram absent;
+  // Two partial sums of each kind (even and odd x), so that consecutive
+  // voxels do not wait on one another's additions.
+  double residualEven = acc[0], rhsEven = acc[1], floorEven = acc[2];
+  double residualOdd = 0, rhsOdd = 0, floorOdd = 0;
+  const ColumnGram * gx = gram[0].data();
+  ForEachStencilRow(plan.axes.data(),
+                    dims,
+                    static_cast<Wide>(plan.shift),
+                    Wide(1),
+                    u,
+                    r0,
+                    r1,
+                    [&](std::size_t row, const Wide * au)
+                    {
+                      const ColumnGram & gy = gram[1][row % ny];
+                      const ColumnGram & gz = dims > 2 ? gram[2][row / ny] : absent;
+                      const Scalar * rhsRow = rhs + row * nx;
+                      const Scalar * uRow = u + row * nx;
+                      auto voxel = [&](std::size_t x, double & residual2, double & rhs2, double & floor2)
+                      {
+                        const Wide f = static_cast<Wide>(rhsRow[x]);
+                        const Wide v = f - au[x];
+                        if constexpr (Store)
+                          r[row * nx + x] = static_cast<Scalar>(v);
+                        residual2 += std::norm(v);
+                        rhs2 += std::norm(f);
+                        floor2 += ColumnNorm2(gx[x], gy, gz) * RoundingVariance<Final>(uRow[x]);
+                      };
+                      std::size_t x = 0;
+                      for (; x + 1 < nx; x += 2)
+                      {
+                        voxel(x, residualEven, rhsEven, floorEven);
+                        voxel(x + 1, residualOdd, rhsOdd, floorOdd);
+                      }
+                      if (x < nx)
+                        voxel(x, residualEven, rhsEven, floorEven);
+                    });
+  acc[0] = residualEven + residualOdd;
+  acc[1] = rhsEven + rhsOdd;
+  acc[2] = floorEven + floorOdd;
+}
+
+} // namespace
+
 template<typename Scalar, typename Final>
 ResidualSums
 ResidualOnCPU(const PSCRPlan<Scalar> & plan,
@@ -76,35 +140,17 @@ ResidualOnCPU(const PSCRPlan<Scalar> & plan,
               Scalar * r,
               const ParallelForFunction & loop)
 {
-  using Wide = WideScalar<Scalar>;
-  const unsigned dims = static_cast<unsigned>(plan.axes.size());
-  const std::size_t nx = plan.axes[0].Size(), ny = plan.axes[1].Size();
-  const ColumnGram absent;
-  const std::vector<double> sums = ParallelSum(
-    loop,
-    StencilRows(plan.axes.data(), dims),
-    3,
-    [&](std::size_t r0, std::size_t r1, double * acc)
-    {
-      ForEachStencilValue(plan.axes.data(),
-                          dims,
-                          static_cast<Wide>(plan.shift),
-                          Wide(1),
-                          u,
-                          r0,
-                          r1,
-                          [&](std::size_t row, std::size_t x, const Wide & au)
-                          {
-                            const std::size_t i = row * nx + x;
-                            const Wide f = static_cast<Wide>(rhs[i]);
-                            const Wide v = f - au;
-                            r[i] = static_cast<Scalar>(v);
-                            const ColumnGram & gz = dims > 2 ? gram[2][row / ny] : absent;
-                            acc[0] += std::norm(v);
-                            acc[1] += std::norm(f);
-                            acc[2] += ColumnNorm2(gram[0][x], gram[1][row % ny], gz) * RoundingVariance<Final>(u[i]);
-                          });
-    });
+  const std::vector<double> sums =
+    ParallelSum(loop,
+                StencilRows(plan.axes.data(), static_cast<unsigned>(plan.axes.size())),
+                3,
+                [&](std::size_t r0, std::size_t r1, double * acc)
+                {
+                  if (r != nullptr)
+                    ResidualRows<true, Scalar, Final>(plan, gram, rhs, u, r, r0, r1, acc);
+                  else
+                    ResidualRows<false, Scalar, Final>(plan, gram, rhs, u, r, r0, r1, acc);
+                });
   return { sums[0], sums[1], sums[2] };
 }
 
