@@ -47,8 +47,9 @@ InverseTrigTransform(TrigTransformKind kind);
 /**
  * A planned in-place transform of one array of shape (n_0, n_1[, n_2]), x
  * (axis 0) fastest, with kinds[d] along axis d. Planned with FFTW_MEASURE for
- * arrays with FFTW's alignment (so the constructor runs trial transforms: a
- * fraction of a second at a million points), and FFTW_ESTIMATE for others.
+ * arrays with FFTW's alignment, within about a second of trial transforms
+ * (instantly when FFTW already has wisdom for the problem), and with
+ * FFTW_ESTIMATE for other arrays.
  * Uses FFTW's threads (all cores) where the library has them, as
  * gpur::FFTPlan does. Execute may run from several threads at once.
  */
