@@ -93,8 +93,12 @@ ForEachStencilRow(const AxisFactors<Scalar> * axes,
     s[d].factors = &axes[d];
   }
   const std::size_t nx = s[0].n, ny = s[1].n;
-  // The x factors in Acc, and the row being built (one allocation).
-  std::vector<Acc> buffer(7 * nx);
+  // The x factors in Acc, and the row being built: one buffer per thread,
+  // kept (PSCR's couplings call this for short rows many thousand times per
+  // solve); visit must not call back into this function.
+  thread_local std::vector<Acc> buffer;
+  if (buffer.size() < 7 * nx)
+    buffer.resize(7 * nx);
   Acc *ml = buffer.data(), *mc = ml + nx, *mr = mc + nx, *al = mr + nx, *ac = al + nx, *ar = ac + nx, *values = ar + nx;
   for (std::size_t x = 0; x < nx; ++x)
   {
