@@ -87,11 +87,22 @@ ResidualRows(const PSCRPlan<Scalar> & plan,
   const unsigned dims = static_cast<unsigned>(plan.axes.size());
   const std::size_t nx = plan.axes[0].Size(), ny = plan.axes[1].Size();
   const ColumnGram absent;
-  // Two partial sums of each kind (even and odd x), so that consecutive
-  // voxels do not wait on one another's additions.
-  double residualEven = acc[0], rhsEven = acc[1], floorEven = acc[2];
-  double residualOdd = 0, rhsOdd = 0, floorOdd = 0;
-  const ColumnGram * gx = gram[0].data();
+  // ColumnNorm2(x, y, z) = x.ss a + x.mm b + Re x.sm c + Im x.sm d, with a..d
+  // fixed within a row: the x entries as arrays, the row's four factors once.
+  std::vector<double> xg(4 * nx);
+  double *xss = xg.data(), *xmm = xss + nx, *xre = xmm + nx, *xim = xre + nx;
+  for (std::size_t x = 0; x < nx; ++x)
+  {
+    const ColumnGram & g = gram[0][x];
+    xss[x] = g.ss;
+    xmm[x] = g.mm;
+    xre[x] = g.sm.real();
+    xim[x] = g.sm.imag();
+  }
+  // kLanes partial sums of each kind (x modulo kLanes): no voxel waits on
+  // the previous one's addition, and the lanes vectorise.
+  constexpr std::size_t kLanes = 4;
+  double residual2[kLanes] = {}, rhs2[kLanes] = {}, floor2[kLanes] = {};
   ForEachStencilRow(plan.axes.data(),
                     dims,
                     static_cast<Wide>(plan.shift),
@@ -103,30 +114,41 @@ ResidualRows(const PSCRPlan<Scalar> & plan,
                     {
                       const ColumnGram & gy = gram[1][row % ny];
                       const ColumnGram & gz = dims > 2 ? gram[2][row / ny] : absent;
+                      const double a = gy.mm * gz.mm;
+                      const double b =
+                        gy.ss * gz.mm + gy.mm * gz.ss + 2 * (gy.sm.real() * gz.sm.real() + gy.sm.imag() * gz.sm.imag());
+                      const double c = 2 * (gy.sm.real() * gz.mm + gz.sm.real() * gy.mm);
+                      const double d = 2 * (gy.sm.imag() * gz.mm + gz.sm.imag() * gy.mm);
                       const Scalar * rhsRow = rhs + row * nx;
                       const Scalar * uRow = u + row * nx;
-                      auto voxel = [&](std::size_t x, double & residual2, double & rhs2, double & floor2)
+                      auto voxel = [&](std::size_t x, std::size_t lane)
                       {
                         const Wide f = static_cast<Wide>(rhsRow[x]);
                         const Wide v = f - au[x];
                         if constexpr (Store)
                           r[row * nx + x] = static_cast<Scalar>(v);
-                        residual2 += std::norm(v);
-                        rhs2 += std::norm(f);
-                        floor2 += ColumnNorm2(gx[x], gy, gz) * RoundingVariance<Final>(uRow[x]);
+                        residual2[lane] += std::norm(v);
+                        rhs2[lane] += std::norm(f);
+                        floor2[lane] +=
+                          (xss[x] * a + xmm[x] * b + xre[x] * c + xim[x] * d) * RoundingVariance<Final>(uRow[x]);
                       };
                       std::size_t x = 0;
-                      for (; x + 1 < nx; x += 2)
-                      {
-                        voxel(x, residualEven, rhsEven, floorEven);
-                        voxel(x + 1, residualOdd, rhsOdd, floorOdd);
-                      }
-                      if (x < nx)
-                        voxel(x, residualEven, rhsEven, floorEven);
+                      for (; x + kLanes <= nx; x += kLanes)
+                        for (std::size_t lane = 0; lane < kLanes; ++lane)
+                          voxel(x + lane, lane);
+                      for (; x < nx; ++x)
+                        voxel(x, 0);
                     });
-  acc[0] = residualEven + residualOdd;
-  acc[1] = rhsEven + rhsOdd;
-  acc[2] = floorEven + floorOdd;
+  double sums[3] = { acc[0], acc[1], acc[2] };
+  for (std::size_t lane = 0; lane < kLanes; ++lane)
+  {
+    sums[0] += residual2[lane];
+    sums[1] += rhs2[lane];
+    sums[2] += floor2[lane];
+  }
+  acc[0] = sums[0];
+  acc[1] = sums[1];
+  acc[2] = sums[2];
 }
 
 } // namespace

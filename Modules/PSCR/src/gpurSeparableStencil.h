@@ -63,6 +63,55 @@ struct AxisStencil
   }
 };
 
+/** One neighbouring row of a voxel's stencil: its values and coefficients P, Q (see below). */
+template<typename Scalar, typename Acc>
+struct StencilTerm
+{
+  const Scalar * u = nullptr;
+  Acc p = Acc(0), q = Acc(0);
+};
+
+/** The x factors of each voxel: M and A entries to the left, centre and right. */
+template<typename Acc>
+struct StencilFactors
+{
+  const Acc *ml, *mc, *mr, *al, *ac, *ar;
+};
+
+/**
+ * values[x] for the interior x = 1..nx-2 from N neighbouring rows: one pass,
+ * the terms unrolled (N is a constant), each voxel summed in the terms'
+ * order; the loop over x vectorises.
+ */
+template<unsigned N, typename Scalar, typename Acc>
+void
+StencilInterior(const StencilTerm<Scalar, Acc> * terms, const StencilFactors<Acc> & f, std::size_t nx, Acc * values)
+{
+  const Scalar * u[N];
+  Acc p[N], q[N];
+  for (unsigned t = 0; t < N; ++t)
+  {
+    u[t] = terms[t].u;
+    p[t] = terms[t].p;
+    q[t] = terms[t].q;
+  }
+  for (std::size_t x = 1; x + 1 < nx; ++x)
+  {
+    Acc acc = Acc(0);
+    for (unsigned t = 0; t < N; ++t)
+    {
+      const Acc vl = static_cast<Acc>(u[t][x - 1]), vc = static_cast<Acc>(u[t][x]), vr = static_cast<Acc>(u[t][x + 1]);
+      Acc mu = f.ml[x] * vl, au = f.al[x] * vl;
+      mu += f.mc[x] * vc;
+      au += f.ac[x] * vc;
+      mu += f.mr[x] * vr;
+      au += f.ar[x] * vr;
+      acc += p[t] * mu + q[t] * au;
+    }
+    values[x] = acc;
+  }
+}
+
 /**
  * Calls visit(row, values) for every row of [r0, r1) (a row is one (z, y)
  * pair, x runs fastest), with values[x] the operator's value at voxel x of
@@ -72,8 +121,8 @@ struct AxisStencil
  * mz my, so each neighbouring row adds P (M_x u) + Q (A_x u) of two 3-point
  * sums. Per voxel, the order (oz, oy, then ox = -1, 0, 1) is that of the
  * OpenCL kernels (pscr_apply_coupling, pscr_residual_sums), so both backends
- * round alike; the row is computed neighbour row by neighbour row, so the
- * interior loop over x has no branches and vectorises.
+ * round alike; the interior of a row is one branch-free pass over x
+ * (StencilInterior), which vectorises.
  */
 template<typename Scalar, typename Acc, typename Visit>
 void
@@ -109,10 +158,11 @@ ForEachStencilRow(const AxisFactors<Scalar> * axes,
     mr[x] = s[0].Entries(x, 1, m, a) ? m : Acc(0);
     ar[x] = s[0].Entries(x, 1, m, a) ? a : Acc(0);
   }
+  StencilTerm<Scalar, Acc> terms[9];
   for (std::size_t row = r0; row < r1; ++row)
   {
     const std::size_t z = row / ny, yy = row % ny;
-    std::fill(values, values + nx, Acc(0));
+    unsigned count = 0;
     Acc mz, az, my, ay;
     for (int oz = -1; oz <= 1; ++oz)
     {
@@ -127,37 +177,65 @@ ForEachStencilRow(const AxisFactors<Scalar> * axes,
         // M is diagonal) would add exactly +0: left out.
         if (p == Acc(0) && q == Acc(0))
           continue;
-        const Scalar * u = input + ((z + oz) * ny + (yy + oy)) * nx;
-        // The ends, where a neighbour is missing, as Entries has them: the
-        // missing term is not added (0 + m v for the first one present).
-        auto end = [&](std::size_t x)
-        {
-          Acc mu = Acc(0), au = Acc(0), m, a;
-          for (int ox = -1; ox <= 1; ++ox)
-          {
-            if (!s[0].Entries(x, ox, m, a))
-              continue;
-            const Acc v = static_cast<Acc>(u[x + ox]);
-            mu += m * v;
-            au += a * v;
-          }
-          values[x] += p * mu + q * au;
-        };
-        end(0);
-        for (std::size_t x = 1; x + 1 < nx; ++x)
-        {
-          const Acc vl = static_cast<Acc>(u[x - 1]), vc = static_cast<Acc>(u[x]), vr = static_cast<Acc>(u[x + 1]);
-          Acc mu = ml[x] * vl, au = al[x] * vl;
-          mu += mc[x] * vc;
-          au += ac[x] * vc;
-          mu += mr[x] * vr;
-          au += ar[x] * vr;
-          values[x] += p * mu + q * au;
-        }
-        if (nx > 1)
-          end(nx - 1);
+        terms[count++] = StencilTerm<Scalar, Acc>{ input + ((z + oz) * ny + (yy + oy)) * nx, p, q };
       }
     }
+    // The ends, where a neighbour is missing, as Entries has them: the
+    // missing term is not added (0 + m v for the first one present).
+    auto end = [&](std::size_t x)
+    {
+      Acc acc = Acc(0);
+      for (unsigned t = 0; t < count; ++t)
+      {
+        Acc mu = Acc(0), au = Acc(0), m, a;
+        for (int ox = -1; ox <= 1; ++ox)
+        {
+          if (!s[0].Entries(x, ox, m, a))
+            continue;
+          const Acc v = static_cast<Acc>(terms[t].u[x + ox]);
+          mu += m * v;
+          au += a * v;
+        }
+        acc += terms[t].p * mu + terms[t].q * au;
+      }
+      values[x] = acc;
+    };
+    end(0);
+    const StencilFactors<Acc> f{ ml, mc, mr, al, ac, ar };
+    switch (count)
+    {
+      case 1:
+        StencilInterior<1>(terms, f, nx, values);
+        break;
+      case 2:
+        StencilInterior<2>(terms, f, nx, values);
+        break;
+      case 3:
+        StencilInterior<3>(terms, f, nx, values);
+        break;
+      case 4:
+        StencilInterior<4>(terms, f, nx, values);
+        break;
+      case 5:
+        StencilInterior<5>(terms, f, nx, values);
+        break;
+      case 6:
+        StencilInterior<6>(terms, f, nx, values);
+        break;
+      case 7:
+        StencilInterior<7>(terms, f, nx, values);
+        break;
+      case 8:
+        StencilInterior<8>(terms, f, nx, values);
+        break;
+      case 9:
+        StencilInterior<9>(terms, f, nx, values);
+        break;
+      default:
+        std::fill(values + 1, values + std::max<std::size_t>(nx, 1) - 1, Acc(0));
+    }
+    if (nx > 1)
+      end(nx - 1);
     visit(row, static_cast<const Acc *>(values));
   }
 }
