@@ -432,6 +432,31 @@ SolveOnCPU(const PSCRPlan<Scalar> & plan, Scalar * u, const ParallelForFunction 
   }
 }
 
+// RequireFiniteScalars for a solve's right-hand side, in parallel and
+// branch-free (the scan is one pass over f, a few percent of a fast solve);
+// a non-finite value is then located and named by RequireFiniteScalars.
+template<typename Scalar>
+void
+RequireFiniteInParallel(const Scalar * f, std::size_t count, const ParallelForFunction & loop, const char * what)
+{
+  using Real = RealType<Scalar>;
+  const Real * parts = reinterpret_cast<const Real *>(f); // complex: (re, im) pairs
+  const std::size_t n = count * (IsComplex<Scalar>::value ? 2 : 1);
+  std::atomic<bool> bad{ false };
+  pscr::ForEachRange(&loop,
+                     n,
+                     [&](std::size_t b, std::size_t e)
+                     {
+                       unsigned flag = 0;
+                       for (std::size_t i = b; i < e; ++i)
+                         flag |= !(std::abs(parts[i]) <= std::numeric_limits<Real>::max());
+                       if (flag)
+                         bad = true;
+                     });
+  if (bad)
+    RequireFiniteScalars(f, count, what);
+}
+
 // The remainder of the fast-transform path (gpurPSCRFastTransforms.h): the
 // problem of the axes left, solved by the CPU execution of `sub`, a plan of
 // those axes (one axis: tridiagonal solves; two: PSCR).
@@ -873,7 +898,7 @@ PSCRSolver<Scalar>::Solve(const Scalar * f, Scalar * u) const
   {
     throw InvalidArgument("PSCRSolver::Solve: the right-hand side or solution pointer is null");
   }
-  RequireFiniteScalars(f, s.plan->Count(), "PSCR right-hand side f");
+  RequireFiniteInParallel(f, s.plan->Count(), s.loop, "PSCR right-hand side f");
   PSCRSolveReport report;
   if (s.onDevice)
   {
