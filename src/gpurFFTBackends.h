@@ -55,10 +55,6 @@ struct FFTGeometry
 std::mutex &
 FFTWPlannerMutex();
 
-/** Sets the threads of the next FFTW plans of a transform of `points` points (call under FFTWPlannerMutex). */
-void
-FFTWPlanThreads(bool isDouble, std::size_t points);
-
 /** FFTW plans (both directions) of one geometry on host arrays. */
 template<typename T>
 class FFTWTransform

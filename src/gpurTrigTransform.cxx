@@ -6,6 +6,7 @@
 
 #include "gpurError.h"
 #include "gpurFFTBackends.h"
+#include "gpurFFTWApi.h"
 
 #include <fftw3.h>
 
@@ -79,107 +80,19 @@ FftwKind(TrigTransformKind kind)
   }
 }
 
-// The guru r2r calls of one precision.
-template<typename T>
-struct GuruR2R;
-
-template<>
-struct GuruR2R<double>
-{
-  using Plan = fftw_plan;
-  using Dim = fftw_iodim;
-  static Plan
-  Make(int rank, const Dim * dims, int loops, const Dim * loopDims, double * data, const fftw_r2r_kind * k, unsigned f)
-  {
-    return fftw_plan_guru_r2r(rank, dims, loops, loopDims, data, data, k, f);
-  }
-  static void
-  Execute(Plan p, double * data)
-  {
-    fftw_execute_r2r(p, data, data);
-  }
-  static void
-  Destroy(Plan p)
-  {
-    fftw_destroy_plan(p);
-  }
-  static double *
-  Malloc(std::size_t count)
-  {
-    return fftw_alloc_real(count);
-  }
-  static void
-  TimeLimit(double seconds)
-  {
-    fftw_set_timelimit(seconds);
-  }
-  static void
-  Free(double * p)
-  {
-    fftw_free(p);
-  }
-  static bool
-  Aligned(const double * p)
-  {
-    return fftw_alignment_of(const_cast<double *>(p)) == 0;
-  }
-};
-
-template<>
-struct GuruR2R<float>
-{
-  using Plan = fftwf_plan;
-  using Dim = fftwf_iodim;
-  static Plan
-  Make(int rank, const Dim * dims, int loops, const Dim * loopDims, float * data, const fftw_r2r_kind * k, unsigned f)
-  {
-    return fftwf_plan_guru_r2r(rank, dims, loops, loopDims, data, data, k, f);
-  }
-  static void
-  Execute(Plan p, float * data)
-  {
-    fftwf_execute_r2r(p, data, data);
-  }
-  static void
-  Destroy(Plan p)
-  {
-    fftwf_destroy_plan(p);
-  }
-  static float *
-  Malloc(std::size_t count)
-  {
-    return fftwf_alloc_real(count);
-  }
-  static void
-  TimeLimit(double seconds)
-  {
-    fftwf_set_timelimit(seconds);
-  }
-  static void
-  Free(float * p)
-  {
-    fftwf_free(p);
-  }
-  static bool
-  Aligned(const float * p)
-  {
-    return fftwf_alignment_of(const_cast<float *>(p)) == 0;
-  }
-};
-
 } // namespace
 
 template<typename T>
 struct TrigTransformPlan<T>::Plans
 {
-  typename GuruR2R<T>::Plan aligned = nullptr;
-  typename GuruR2R<T>::Plan unaligned = nullptr;
+  typename Fftw<T>::Plan aligned = nullptr;
+  typename Fftw<T>::Plan unaligned = nullptr;
 
   ~Plans()
   {
     for (auto plan : { aligned, unaligned })
       if (plan)
-        GuruR2R<T>::Destroy(plan);
+        Fftw<T>::Destroy(plan);
   }
 };
 
@@ -187,7 +100,7 @@ template<typename T>
 TrigTransformPlan<T>::TrigTransformPlan(const std::vector<std::size_t> & shape,
                                         const std::vector<TrigTransformKind> & kinds)
 {
-  using F = GuruR2R<T>;
+  using F = Fftw<T>;
   if (shape.empty() || shape.size() > 3 || kinds.size() != shape.size())
   {
     throw InvalidArgument("TrigTransformPlan: " + std::to_string(shape.size()) + " axes and " +
@@ -226,7 +139,7 @@ TrigTransformPlan<T>::TrigTransformPlan(const std::vector<std::size_t> & shape,
 
   m_Plans = std::make_unique<Plans>();
   const std::lock_guard<std::mutex> lock(FFTWPlannerMutex());
-  FFTWPlanThreads(std::is_same<T, double>::value, count);
+  F::UseThreads(count);
   // FFTW_MEASURE runs trial transforms on the array it plans for: a scratch
   // one. Unbounded, it took 3-7 s for a million points here (where a 2D
   // PSCR plan takes 0.3-1 s); bounded by kPlanSeconds it gives transforms as
@@ -235,23 +148,23 @@ TrigTransformPlan<T>::TrigTransformPlan(const std::vector<std::size_t> & shape,
   // limit is FFTW's global setting: set under the planner lock, then reset.
   constexpr double kPlanSeconds = 1.0;
   F::TimeLimit(kPlanSeconds);
-  T * scratch = F::Malloc(count);
+  T * scratch = static_cast<T *>(F::Malloc(sizeof(T) * count));
   if (scratch != nullptr)
   {
-    m_Plans->aligned = F::Make(static_cast<int>(dims.size()),
-                               dims.data(),
-                               static_cast<int>(loops.size()),
-                               loops.data(),
-                               scratch,
-                               fftwKinds.data(),
-                               FFTW_MEASURE);
-    m_Plans->unaligned = F::Make(static_cast<int>(dims.size()),
-                                 dims.data(),
-                                 static_cast<int>(loops.size()),
-                                 loops.data(),
-                                 scratch,
-                                 fftwKinds.data(),
-                                 FFTW_ESTIMATE | FFTW_UNALIGNED);
+    m_Plans->aligned = F::GuruR2R(static_cast<int>(dims.size()),
+                                  dims.data(),
+                                  static_cast<int>(loops.size()),
+                                  loops.data(),
+                                  scratch,
+                                  fftwKinds.data(),
+                                  FFTW_MEASURE);
+    m_Plans->unaligned = F::GuruR2R(static_cast<int>(dims.size()),
+                                    dims.data(),
+                                    static_cast<int>(loops.size()),
+                                    loops.data(),
+                                    scratch,
+                                    fftwKinds.data(),
+                                    FFTW_ESTIMATE | FFTW_UNALIGNED);
     F::Free(scratch);
   }
   F::TimeLimit(FFTW_NO_TIMELIMIT);
@@ -273,7 +186,7 @@ template<typename T>
 void
 TrigTransformPlan<T>::Execute(T * data) const
 {
-  GuruR2R<T>::Execute(GuruR2R<T>::Aligned(data) ? m_Plans->aligned : m_Plans->unaligned, data);
+  Fftw<T>::ExecuteR2R(Fftw<T>::Aligned(data) ? m_Plans->aligned : m_Plans->unaligned, data);
 }
 
 template class TrigTransformPlan<float>;

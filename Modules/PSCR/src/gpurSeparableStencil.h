@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 namespace gpur
@@ -112,6 +113,15 @@ StencilInterior(const StencilTerm<Scalar, Acc> * terms, const StencilFactors<Acc
   }
 }
 
+/** StencilInterior<1>..<9>: entry count - 1 serves count terms. */
+template<typename Scalar, typename Acc, std::size_t... N>
+constexpr std::array<void (*)(const StencilTerm<Scalar, Acc> *, const StencilFactors<Acc> &, std::size_t, Acc *),
+                     sizeof...(N)>
+StencilInteriorTable(std::index_sequence<N...>)
+{
+  return { &StencilInterior<unsigned(N + 1), Scalar, Acc>... };
+}
+
 /**
  * Calls visit(row, values) for every row of [r0, r1) (a row is one (z, y)
  * pair, x runs fastest), with values[x] the operator's value at voxel x of
@@ -202,38 +212,10 @@ ForEachStencilRow(const AxisFactors<Scalar> * axes,
     };
     end(0);
     const StencilFactors<Acc> f{ ml, mc, mr, al, ac, ar };
-    switch (count)
-    {
-      case 1:
-        StencilInterior<1>(terms, f, nx, values);
-        break;
-      case 2:
-        StencilInterior<2>(terms, f, nx, values);
-        break;
-      case 3:
-        StencilInterior<3>(terms, f, nx, values);
-        break;
-      case 4:
-        StencilInterior<4>(terms, f, nx, values);
-        break;
-      case 5:
-        StencilInterior<5>(terms, f, nx, values);
-        break;
-      case 6:
-        StencilInterior<6>(terms, f, nx, values);
-        break;
-      case 7:
-        StencilInterior<7>(terms, f, nx, values);
-        break;
-      case 8:
-        StencilInterior<8>(terms, f, nx, values);
-        break;
-      case 9:
-        StencilInterior<9>(terms, f, nx, values);
-        break;
-      default:
-        std::fill(values + 1, values + std::max<std::size_t>(nx, 1) - 1, Acc(0));
-    }
+    if (count > 0)
+      StencilInteriorTable<Scalar, Acc>(std::make_index_sequence<9>())[count - 1](terms, f, nx, values);
+    else if (nx > 2)
+      std::fill(values + 1, values + nx - 1, Acc(0));
     if (nx > 1)
       end(nx - 1);
     visit(row, static_cast<const Acc *>(values));
