@@ -95,7 +95,7 @@ struct EngineEnum<PSCRPoissonSolverEnums::Precision>
  * gpur::PSCRSolver. On the CPU backend the image's axes, uniform with
  * Dirichlet or Neumann at both ends, are instead diagonalised by fast sine
  * and cosine transforms (the DST-I, the DCT-II; FFTW), the classical FFT
- * Poisson solver and 4-10x faster than PSCR; the result is the same to
+ * Poisson solver and 5-14x faster than PSCR; the result is the same to
  * rounding and checked alike. UseFastTransformsOff() forces PSCR;
  * GetSolvePath() says which method ran. Its plan (the eigenproblems of the reduction, the
  * expensive part) is built on the first update and kept: later updates with a
