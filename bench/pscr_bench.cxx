@@ -27,7 +27,10 @@
 // (ApplySeparableOperator), so all solvers are held to the same discrete
 // problem. The copy bandwidth of each target (gpurBench) gives a reference:
 // "copy passes" is the solve time over the time of reading f and writing u
-// once at that bandwidth. Prints a table and writes JSON.
+// once at that bandwidth. A "fast transforms" row on the CPU times the
+// solver's automatic choice for this grid, its fast-transform path (the
+// DST-I on every axis, the checked Solve, gpurPSCRSolver.h), which the PSCR
+// rows leave out (PSCROptions::fastTransforms off). Prints a table and writes JSON.
 //
 //   pscr_bench [--sizes 2d:127,255,3d:31,63] [--reals float,double] [--radices 4,2] [--devices SELECTION]
 //              [--fftw-plan measure|estimate|patient] [--no-fftw] [--json FILE] [--quick]
@@ -139,6 +142,7 @@ struct Row
   double fftwSolveSeconds = kNaN; // of the same case and precision, for the ratio
   double onePassSeconds = kNaN;   // reading f and writing u once at the target's copy bandwidth
   std::string skipped;            // why the target could not run the case (e.g. no fp64); empty: it ran
+  std::string path;               // PSCRSolver rows: the method that ran (PSCRSolveReport::path)
 };
 
 /**
@@ -180,7 +184,8 @@ ParseOptions(int argc, char * argv[], Options & o)
   gpur::cli::Parser parser("pscr_bench",
                            "",
                            "PSCR solve time against n for -Laplace u = f (Dirichlet, unit square/cube), float and "
-                           "double, radix 4 and 2, next to an FFTW DST-I solver; initialisation, transfer and solve "
+                           "double, radix 4 and 2, and the solver's fast-transform path, next to an FFTW DST-I solver; "
+                           "initialisation, transfer and solve "
                            "timed separately. Prints a table and writes JSON.");
   parser.AddString("--sizes",
                    "LIST",
@@ -222,11 +227,12 @@ MakeTargets(const Options & o)
 }
 
 gpur::PSCROptions
-PSCROptionsFor(const Target & target, unsigned radix)
+PSCROptionsFor(const Target & target, unsigned radix, bool fastTransforms = false)
 {
   gpur::PSCROptions options;
   options.radix = radix;
-  options.execution = target.execution; // an explicit backend: Auto would move the CPU rows to a device
+  options.fastTransforms = fastTransforms; // the PSCR rows run PSCR on every axis
+  options.execution = target.execution;    // an explicit backend: Auto would move the CPU rows to a device
   return options;
 }
 
@@ -451,6 +457,7 @@ OnePassSeconds(const Case & c, const Target & t)
 void
 Record(const gpur::PSCRSolveReport & report, Row & r)
 {
+  r.path = report.path;
   r.refinementSteps = report.refinementSteps;
   r.residualOverFloor = report.roundingFloor > 0 ? report.relativeResidual / report.roundingFloor : kNaN;
   r.computedInDouble = report.computedInDouble;
@@ -496,7 +503,8 @@ TimeDeviceSolve(const gpur::PSCRSolver<Real> & solver,
   r.transferSeconds = upload + download;
 }
 
-/** The rows of one case in one precision: FFTW first (for the ratios), then PSCR per target and radix. */
+/** The rows of one case in one precision: FFTW first (for the ratios), the fast transforms, then PSCR per target and
+ * radix. */
 template<typename Real>
 void
 RunCase(const Case & c,
@@ -538,6 +546,30 @@ RunCase(const Case & c,
 #endif
 
   const gpur::SeparableOperator<Real> opReal = gpur::CastOperator<Real>(op);
+  // The solver's automatic choice on the CPU: its fast-transform path for this
+  // uniform Dirichlet grid (the checked Solve, as for the PSCR rows).
+  for (const Target & t : targets)
+  {
+    if (!t.devices.empty())
+      continue;
+    std::cerr << "pscr_bench: " << c.Name() << " " << real << ", fast transforms on " << t.name << "...\n";
+    Row r;
+    r.grid = c;
+    r.real = real;
+    r.solver = "fast transforms";
+    r.target = t.name;
+    r.fftwSolveSeconds = fftwSolve;
+    r.onePassSeconds = OnePassSeconds<Real>(c, t);
+    const gpur::Stopwatch setupWatch;
+    const gpur::PSCRSolver<Real> solver(opReal, PSCROptionsFor(t, 4, true));
+    r.initSeconds = setupWatch.Seconds();
+    gpur::PSCRSolveReport report;
+    r.solveSeconds = r.checkedSeconds = BestSolveSeconds([&] { report = solver.Solve(f.data(), u.data()); }, o, r.runs);
+    Record(report, r);
+    r.timedCall = "Solve";
+    r.residual = RelativeResidual(op, f, u, hostLoop);
+    rows.push_back(r);
+  }
   for (const Target & t : targets)
     for (const unsigned radix : radices)
     {
@@ -639,11 +671,11 @@ PrintTable(const std::vector<Row> & rows)
                         Cell(r.solveSeconds / r.fftwSolveSeconds, 2),
                         Cell(r.solveSeconds / r.onePassSeconds, 1),
                         Cell(r.residual, 1, true),
-                        r.radix ? r.timedCall : "-",
+                        !r.path.empty() ? r.timedCall : "-",
                         Cell(r.checkedSeconds, 4),
-                        r.radix ? std::to_string(r.refinementSteps) : "-",
+                        !r.path.empty() ? std::to_string(r.refinementSteps) : "-",
                         Cell(r.residualOverFloor, 2),
-                        r.radix ? (r.computedInDouble ? "yes" : "no") : "-" });
+                        !r.path.empty() ? (r.computedInDouble ? "yes" : "no") : "-" });
   gpur::bench::PrintTable(std::cout, table, 4);
 }
 
@@ -656,30 +688,32 @@ WriteJson(std::ofstream & out,
           const std::vector<Target> & targets,
           const std::vector<Row> & rows)
 {
-  out << "{\n  \"benchmark\": \"pscr_bench\",\n  \"problem\": \"-Laplace u = f, Dirichlet, unit square/cube, n "
-         "unknowns per axis, h = 1/(n+1), second differences, random f in [-1, 1]\",\n"
-      << "  \"quick\": " << (o.quick ? "true" : "false") << ",\n"
-      << "  \"timing\": \"init: plan construction (PSCR eigenproblems, on OpenCL with its upload and kernels; FFTW "
-         "planner); transfer (OpenCL): upload of f + download of u; solve: on device buffers until the queue is done "
-         "(OpenCL: EnqueueSolve, unchecked, for this well-posed operator, else the checked Solve), on host arrays "
-         "(CPU: the checked Solve); each the best wall time of "
-      << (o.quick ? 1 : kMinRuns) << " to " << kMaxRuns << " runs on the same f\",\n"
-      << "  \"residual\": \"||A u - f|| / ||f|| in double, A = ApplySeparableOperator\",\n"
-      << "  \"report\": \"PSCR rows: refinementSteps, residualOverFloor (relativeResidual / roundingFloor) and "
-         "computedInDouble of the checked Solve of the same f (PSCRSolveReport), and its time checkedSolveSeconds "
-         "(on device buffers for OpenCL)\",\n"
-      << "  \"fftw\": " << JsonString(fftw) << ",\n";
+  out
+    << "{\n  \"benchmark\": \"pscr_bench\",\n  \"problem\": \"-Laplace u = f, Dirichlet, unit square/cube, n "
+       "unknowns per axis, h = 1/(n+1), second differences, random f in [-1, 1]\",\n"
+    << "  \"quick\": " << (o.quick ? "true" : "false") << ",\n"
+    << "  \"timing\": \"init: plan construction (PSCR eigenproblems, on OpenCL with its upload and kernels; FFTW "
+       "planner); transfer (OpenCL): upload of f + download of u; solve: on device buffers until the queue is done "
+       "(OpenCL: EnqueueSolve, unchecked, for this well-posed operator, else the checked Solve), on host arrays "
+       "(CPU: the checked Solve); each the best wall time of "
+    << (o.quick ? 1 : kMinRuns) << " to " << kMaxRuns << " runs on the same f\",\n"
+    << "  \"residual\": \"||A u - f|| / ||f|| in double, A = ApplySeparableOperator\",\n"
+    << "  \"report\": \"PSCRSolver rows (PSCR q=, with fastTransforms off; fast transforms, the solver's "
+       "automatic choice on the CPU): path, refinementSteps, residualOverFloor (relativeResidual / roundingFloor) and "
+       "computedInDouble of the checked Solve of the same f (PSCRSolveReport), and its time checkedSolveSeconds "
+       "(on device buffers for OpenCL)\",\n"
+    << "  \"fftw\": " << JsonString(fftw) << ",\n";
   gpur::bench::WriteTargetsJson(out, targets);
   out << ",\n  \"results\": [";
   for (std::size_t i = 0; i < rows.size(); ++i)
   {
     const Row & r = rows[i];
-    const bool pscr = r.radix != 0 && r.skipped.empty(); // a PSCR row that ran: it has a report
+    const bool pscr = !r.path.empty() && r.skipped.empty(); // a PSCRSolver row that ran: it has a report
     out << (i ? "," : "") << "\n    { \"case\": " << JsonString(r.grid.Name())
         << ", \"dimension\": " << r.grid.dimension << ", \"n\": " << r.grid.n << ", \"unknowns\": " << r.grid.Count()
         << ", \"real\": " << JsonString(r.real) << ", \"solver\": " << JsonString(r.solver)
-        << ", \"radix\": " << r.radix << ", \"backend\": " << JsonString(r.target)
-        << ", \"initSeconds\": " << JsonNumber(r.initSeconds)
+        << ", \"radix\": " << r.radix << ", \"path\": " << (pscr ? JsonString(r.path) : "null")
+        << ", \"backend\": " << JsonString(r.target) << ", \"initSeconds\": " << JsonNumber(r.initSeconds)
         << ", \"transferSeconds\": " << JsonNumber(r.transferSeconds)
         << ", \"solveSeconds\": " << JsonNumber(r.solveSeconds) << ", \"runs\": " << r.runs
         << ", \"relativeResidual\": " << JsonNumber(r.residual)

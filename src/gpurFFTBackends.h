@@ -9,6 +9,7 @@
 #include <complex>
 #include <cstddef>
 #include <memory>
+#include <mutex>
 
 namespace gpur
 {
@@ -49,6 +50,10 @@ struct FFTGeometry
     return SpectralRow() * ny * batch;
   }
 };
+
+/** The lock every FFTW plan creation and destruction holds (FFTW's planner is not thread-safe). */
+std::mutex &
+FFTWPlannerMutex();
 
 /** FFTW plans (both directions) of one geometry on host arrays. */
 template<typename T>

@@ -4,6 +4,7 @@
 #include "gpurFFTBackends.h"
 
 #include "gpurError.h"
+#include "gpurFFTWApi.h"
 
 #include <fftw3.h>
 
@@ -15,103 +16,18 @@
 
 namespace gpur
 {
-namespace
-{
-
 // FFTW's planner is not thread-safe (FFTW manual, "Thread safety"): every plan
-// creation and destruction, and the threads set-up, holds this lock.
+// creation and destruction, and the threads set-up, holds this lock (here and
+// in gpurTrigTransform.cxx).
 std::mutex &
-PlannerMutex()
+FFTWPlannerMutex()
 {
   static std::mutex mutex;
   return mutex;
 }
 
-// Below this many points per call FFTW's threads cost more than they save.
-constexpr std::size_t kThreadedPoints = std::size_t(1) << 15;
-
-template<typename T>
-struct Fftw;
-
-#define GPUR_FFTW_API(T, P)                                                                                            \
-  template<>                                                                                                           \
-  struct Fftw<T>                                                                                                       \
-  {                                                                                                                    \
-    using Plan = P##_plan;                                                                                             \
-    using Cplx = P##_complex;                                                                                          \
-    static Plan                                                                                                        \
-    Dft(int rank, const int * n, int howmany, Cplx * in, int idist, Cplx * out, int odist, int sign, unsigned f)       \
-    {                                                                                                                  \
-      return P##_plan_many_dft(rank, n, howmany, in, nullptr, 1, idist, out, nullptr, 1, odist, sign, f);              \
-    }                                                                                                                  \
-    static Plan                                                                                                        \
-    R2C(int rank, const int * n, int howmany, T * in, int idist, Cplx * out, int odist, unsigned f)                    \
-    {                                                                                                                  \
-      return P##_plan_many_dft_r2c(rank, n, howmany, in, nullptr, 1, idist, out, nullptr, 1, odist, f);                \
-    }                                                                                                                  \
-    static Plan                                                                                                        \
-    C2R(int rank, const int * n, int howmany, Cplx * in, int idist, T * out, int odist, unsigned f)                    \
-    {                                                                                                                  \
-      return P##_plan_many_dft_c2r(rank, n, howmany, in, nullptr, 1, idist, out, nullptr, 1, odist, f);                \
-    }                                                                                                                  \
-    static void                                                                                                        \
-    Execute(Plan p, Cplx * in, Cplx * out)                                                                             \
-    {                                                                                                                  \
-      P##_execute_dft(p, in, out);                                                                                     \
-    }                                                                                                                  \
-    static void                                                                                                        \
-    Execute(Plan p, T * in, Cplx * out)                                                                                \
-    {                                                                                                                  \
-      P##_execute_dft_r2c(p, in, out);                                                                                 \
-    }                                                                                                                  \
-    static void                                                                                                        \
-    Execute(Plan p, Cplx * in, T * out)                                                                                \
-    {                                                                                                                  \
-      P##_execute_dft_c2r(p, in, out);                                                                                 \
-    }                                                                                                                  \
-    static void                                                                                                        \
-    Destroy(Plan p)                                                                                                    \
-    {                                                                                                                  \
-      P##_destroy_plan(p);                                                                                             \
-    }                                                                                                                  \
-    static void *                                                                                                      \
-    Malloc(std::size_t bytes)                                                                                          \
-    {                                                                                                                  \
-      return P##_malloc(bytes);                                                                                        \
-    }                                                                                                                  \
-    static void                                                                                                        \
-    Free(void * p)                                                                                                     \
-    {                                                                                                                  \
-      P##_free(p);                                                                                                     \
-    }                                                                                                                  \
-    static bool                                                                                                        \
-    Aligned(const void * p)                                                                                            \
-    {                                                                                                                  \
-      return P##_alignment_of(static_cast<T *>(const_cast<void *>(p))) == 0;                                           \
-    }                                                                                                                  \
-    static void                                                                                                        \
-    UseThreads(std::size_t points)                                                                                     \
-    {                                                                                                                  \
-      GPUR_FFTW_THREADS(P, points)                                                                                     \
-    }                                                                                                                  \
-  };
-
-#ifdef GPUR_HAVE_FFTW_THREADS
-#define GPUR_FFTW_THREADS(P, points)                                                                                   \
-  static const bool ready = P##_init_threads() != 0;                                                                   \
-  if (ready)                                                                                                           \
-  {                                                                                                                    \
-    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());                                          \
-    P##_plan_with_nthreads(points < kThreadedPoints ? 1 : static_cast<int>(cores));                                    \
-  }
-#else
-#define GPUR_FFTW_THREADS(P, points) (void)points;
-#endif
-
-GPUR_FFTW_API(double, fftw)
-GPUR_FFTW_API(float, fftwf)
-#undef GPUR_FFTW_API
-#undef GPUR_FFTW_THREADS
+namespace
+{
 
 int
 CheckedInt(std::size_t value, const char * what)
@@ -189,7 +105,7 @@ FFTWTransform<T>::FFTWTransform(const FFTGeometry & geometry)
   CheckedInt(g.Spatial(), "the points of all arrays");
   // FFTW_ESTIMATE plans without touching the arrays (so planning is fast and the
   // arrays below are placeholders); see Plans for the aligned and unaligned pairs.
-  std::lock_guard<std::mutex> lock(PlannerMutex());
+  std::lock_guard<std::mutex> lock(FFTWPlannerMutex());
   F::UseThreads(g.Spatial());
   void * a = F::Malloc(sizeof(Complex) * std::max(g.Spatial(), g.Spectral()));
   void * b = F::Malloc(sizeof(Complex) * std::max(g.Spatial(), g.Spectral()));
@@ -227,7 +143,7 @@ FFTWTransform<T>::FFTWTransform(const FFTGeometry & geometry)
 template<typename T>
 FFTWTransform<T>::~FFTWTransform()
 {
-  std::lock_guard<std::mutex> lock(PlannerMutex());
+  std::lock_guard<std::mutex> lock(FFTWPlannerMutex());
   m_Plans.reset();
 }
 

@@ -291,15 +291,18 @@ cli_poisson(helmholtz neumann,neumann 0.05 64,48 0.5,1 3e-4 --boundary neumann -
 # 3D pure-Neumann Poisson: this f sums to 0 (to 9e-16 of sqrt(N) |f|), so it is accepted as it
 # is; the solution has zero mean, as the reference (measured 2.2e-3).
 cli_poisson(neumann neumann,neumann,neumann 0 40,32,20 1,1,2 3e-3 --boundary neumann --quiet)
-# The summary line reports the solve's accuracy (residual evaluated in double against its target).
+# The summary line reports the method (on the CPU, the uniform grid's fast sine/cosine
+# transforms) and the solve's accuracy (residual evaluated in double against its target).
 set_tests_properties(itkgpurestoration-poisson-run-dnd PROPERTIES PASS_REGULAR_EXPRESSION
-  "relative residual [0-9.e+-]+ \\(target [0-9.e+-]+, rounding floor [0-9.e+-]+\\), [0-9]+ refinement steps, computed in double")
-# 3D indefinite Helmholtz (c = -0.2 below minus the smallest eigenvalue 0.007), --precision auto:
-# float arithmetic cannot solve it (float PSCR stops at a relative residual of 11.6), so the
+  "fast transforms \\(x: DST-I, y: DCT-II, z: DST-I\\), relative residual [0-9.e+-]+ \\(target [0-9.e+-]+, rounding floor [0-9.e+-]+\\), [0-9]+ refinement steps, computed in double")
+# 3D indefinite Helmholtz (c = -0.2 below minus the smallest eigenvalue 0.007), --precision auto,
+# PSCR (--no-fast-transforms: the fast transforms solve this uniform grid in float):
+# float PSCR cannot solve it (it stops at a relative residual of 11.6), so the
 # solve is redone in double (measured 2.9e-5 of the range; residual 1.0x the float floor).
-cli_poisson(indefinite dirichlet,dirichlet,dirichlet -0.2 64,64,64 1,1,1 1e-4 --shift -0.2 --precision auto)
+cli_poisson(indefinite dirichlet,dirichlet,dirichlet -0.2 64,64,64 1,1,1 1e-4 --shift -0.2 --precision auto
+  --no-fast-transforms)
 set_tests_properties(itkgpurestoration-poisson-run-indefinite PROPERTIES PASS_REGULAR_EXPRESSION
-  "shift -0.2, relative residual [0-9.e+-]+ \\(target [0-9.e+-]+, rounding floor [0-9.e+-]+\\), [0-9]+ refinement steps, computed in double")
+  "shift -0.2, PSCR, relative residual [0-9.e+-]+ \\(target [0-9.e+-]+, rounding floor [0-9.e+-]+\\), [0-9]+ refinement steps, computed in double")
 # An f that does not sum to 0 (the Dirichlet problem's) with Neumann everywhere: --project
 # removes its mean and solves (the refusal without it is a failure test below).
 add_test(NAME itkgpurestoration-poisson-project
@@ -336,7 +339,7 @@ cli_poisson_expect_failure(memory-limit "unknown option '--device-memory-limit'"
   DATA/dnd-rhs.nrrd)
 # Accuracy: a solve that cannot reach its target fails with what it reached and which option to change.
 cli_poisson_expect_failure(float-insufficient "PSCR solve \\(float\\) reached a relative residual .* above its target .*: use --precision auto or double"
-  --shift -0.2 --precision float DATA/indefinite-rhs.nrrd)
+  --shift -0.2 --precision float --no-fast-transforms DATA/indefinite-rhs.nrrd)
 cli_poisson_expect_failure(unreachable-tolerance "above its target 1e-20 \\(--residual-tolerance\\).*raise --residual-tolerance above the floor"
   --boundary dirichlet,neumann,dirichlet --residual-tolerance 1e-20 DATA/dnd-rhs.nrrd)
 cli_poisson_expect_failure(bad-tolerance "--residual-tolerance needs a finite number >= 0, got '-1'" --residual-tolerance -1

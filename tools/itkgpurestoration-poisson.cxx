@@ -54,6 +54,7 @@ struct Options : gpur::cli::ToolOptions
   std::string boundary = "dirichlet";
   std::vector<gpur::BoundaryCondition> conditions{ gpur::BoundaryCondition::Dirichlet };
   std::string radix = "4";
+  bool noFastTransforms = false;
   bool project = false;
   double residualTolerance = 0.0;
   unsigned maxRefinementSteps = 8;
@@ -115,6 +116,13 @@ DeclareOptions(gpur::cli::Parser & parser, Options & o)
                { "4", "2" },
                o.radix)
     .label = "Radix";
+  parser
+    .AddSwitch("--no-fast-transforms",
+               "Solve with PSCR on every axis. By default the CPU backend diagonalises the image's uniform "
+               "Dirichlet/Neumann axes with fast sine/cosine transforms (FFTW), several times faster; the result "
+               "is the same to rounding.",
+               o.noFastTransforms)
+    .label = "PSCR only (no fast transforms)";
   parser
     .AddSwitch("--project",
                "Pure-Neumann Poisson only: subtract the mean of the right-hand side (a solution exists only for "
@@ -208,6 +216,7 @@ Solve(const Options & o)
                                  itk::GPURestoration::FromEngine<typename FilterType::BoundaryConditionEnum>(
                                    o.conditions.size() == 1 ? o.conditions[0] : o.conditions[d]));
   filter->SetRadix(o.radix == "2" ? 2u : 4u);
+  filter->SetUseFastTransforms(!o.noFastTransforms);
   filter->SetProjectRightHandSide(o.project);
   filter->SetResidualTolerance(o.residualTolerance);
   filter->SetMaximumNumberOfRefinementSteps(static_cast<int>(o.maxRefinementSteps));
@@ -239,7 +248,7 @@ Solve(const Options & o)
     line << kProgram << ": " << filter->GetBackendUsed() << " (" << filter->GetBackendReason() << "), boundary";
     for (unsigned d = 0; d < Dimension; ++d)
       line << (d ? "," : " ") << filter->GetBoundaryCondition(d);
-    line << ", shift " << o.shift;
+    line << ", shift " << o.shift << ", " << filter->GetSolvePath();
     if (filter->IsSingular())
       line << (o.project ? ", singular (mean of f removed, solution with zero mean)"
                          : ", singular (solution with zero mean)");

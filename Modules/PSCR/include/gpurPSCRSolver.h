@@ -84,6 +84,23 @@
 // Double problems have no wider type and throw NumericalError when
 // refinement cannot reach the target.
 //
+// Fast transforms (PSCROptions::fastTransforms, on by default). An axis whose
+// factors are the second difference on a uniform grid (M = m I, A = w
+// tridiag(-1, 2, -1)) with Dirichlet at both ends, or the reflecting Neumann
+// condition at both ends (gpurSeparableProblems.h), is diagonalised by a fast
+// sine or cosine transform (the DST-I or the DCT-II; [Strang1999]), computed
+// by FFTW [Frigo2005]. On the CPU backend, real operators with such axes
+// transform them and solve the independent problems left per transform mode
+// ([Myllykoski2018, eqs. (2.5)-(2.6)] with the axis eigenvalue in the shift):
+// a division when every axis is transformed (the classical FFT Poisson
+// solver, O(N log N)), tridiagonal solves along the one axis left, or 2D PSCR
+// on the two left. Other axes (non-uniform meshes, finite-element mass
+// matrices, mixed Dirichlet-Neumann ends) and complex operators stay with
+// PSCR, and so does the OpenCL backend. The result is the same to rounding;
+// the solve is checked and refined as any other, and its report says which
+// path ran (PSCRSolveReport::path, Path()). Singular operators take the fast
+// path when their null vector is the constants (pure Neumann, c = 0).
+//
 // Backends (PSCROptions::execution): the CPU reference above, or OpenCL, where
 // the plan's arrays (eigenvalues, eigenvector entries, block tables, factors)
 // are uploaded once by the constructor and a solve runs entirely on the device
@@ -107,6 +124,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <string>
 
 namespace gpur
 {
@@ -160,6 +178,8 @@ struct PSCRSolveReport
   bool computedInDouble = false;
   /** Singular operators: |e^T f| / (|e| |f|), the share of f that was projected out (0 otherwise). */
   double incompatibility = 0;
+  /** The method that ran: "PSCR", or the fast transforms per axis and what solved the rest (see Path()). */
+  std::string path;
 };
 
 /** Settings of a PSCRSolver. */
@@ -197,6 +217,11 @@ struct PSCROptions
   double residualTolerance = 0;
   /** Where float and complex<float> solves compute (see above). */
   PSCRPrecision precision = PSCRPrecision::Automatic;
+  /**
+   * Diagonalise the axes that allow it with fast sine/cosine transforms (see
+   * "Fast transforms" above; default true). False runs PSCR on every axis.
+   */
+  bool fastTransforms = true;
   /**
    * The CPU's parallel loop (plan setup, and solves on the CPU backend); empty:
    * execution.parallelFor, and when that is empty too the thread pool over all
@@ -277,6 +302,14 @@ public:
   /** The backend that runs the solves: Describe() gives "CPU" or "OpenCL: <device>". */
   const ResolvedBackend &
   BackendUsed() const;
+
+  /**
+   * The method of the solves: "PSCR", or e.g. "fast transforms (x: DST-I, y:
+   * DST-I)", "fast transforms (x: DCT-II) + tridiagonal (y)", "fast transforms
+   * (z: DST-I) + PSCR (x, y)" (see "Fast transforms" above).
+   */
+  const std::string &
+  Path() const;
 
   /** The OpenCL context of the solver's device; throws InvalidArgument on the CPU backend. */
   DeviceContext &

@@ -92,7 +92,12 @@ struct EngineEnum<PSCRPoissonSolverEnums::Precision>
  *
  * The method is PSCR, the partial solution variant of cyclic reduction
  * (radix 4 by default, or 2; SetRadix), in O(N log n) operations; see
- * gpur::PSCRSolver. Its plan (the eigenproblems of the reduction, the
+ * gpur::PSCRSolver. On the CPU backend the image's axes, uniform with
+ * Dirichlet or Neumann at both ends, are instead diagonalised by fast sine
+ * and cosine transforms (the DST-I, the DCT-II; FFTW), the classical FFT
+ * Poisson solver and 5-14x faster than PSCR; the result is the same to
+ * rounding and checked alike. UseFastTransformsOff() forces PSCR;
+ * GetSolvePath() says which method ran. Its plan (the eigenproblems of the reduction, the
  * expensive part) is built on the first update and kept: later updates with a
  * new right-hand side on the same grid (size and spacing) and the same
  * settings reuse it (GetPlanReused(), GetNumberOfPlanBuilds()).
@@ -212,6 +217,16 @@ public:
   /** @ITKEndGrouping */
 
   /**
+   * On the CPU backend, solve with fast sine/cosine transforms (default on;
+   * see the class documentation); off: PSCR on every axis.
+   */
+  /** @ITKStartGrouping */
+  itkSetMacro(UseFastTransforms, bool);
+  itkGetConstMacro(UseFastTransforms, bool);
+  itkBooleanMacro(UseFastTransforms);
+  /** @ITKEndGrouping */
+
+  /**
    * Singular problems only (pure-Neumann Poisson): subtract the component of f
    * along the null vector (the mean of f) instead of refusing an f whose sum is
    * not 0. Default off.
@@ -267,6 +282,11 @@ public:
   itkGetConstMacro(NumberOfRefinementSteps, unsigned int);
   /** The last update solved float data in double (Precision Double, or Automatic found float insufficient). */
   itkGetConstMacro(ComputedInDouble, bool);
+  /**
+   * The method of the last update: "PSCR", or the fast transforms per axis,
+   * e.g. "fast transforms (x: DST-I, y: DST-I)" (gpur::PSCRSolver::Path()).
+   */
+  itkGetStringMacro(SolvePath);
   /** The operator of the last update is singular (see the class documentation). */
   bool
   IsSingular() const
@@ -296,6 +316,7 @@ private:
     std::vector<gpur::BoundaryCondition> conditions;
     double shift = 0.0;
     unsigned int radix = 0;
+    bool fastTransforms = true;
     bool project = false;
     double residualTolerance = 0.0;
     PrecisionEnum precision = PrecisionEnum::Automatic;
@@ -315,6 +336,7 @@ private:
   double m_Shift{ 0.0 };
   BoundaryConditionArrayType m_BoundaryConditions;
   unsigned int m_Radix{ 4 };
+  bool m_UseFastTransforms{ true };
   bool m_ProjectRightHandSide{ false };
   double m_ResidualTolerance{ 0.0 };
   PrecisionEnum m_Precision{ PrecisionEnum::Automatic };
@@ -330,6 +352,7 @@ private:
   double m_RoundingFloor{ 0.0 };
   unsigned int m_NumberOfRefinementSteps{ 0 };
   bool m_ComputedInDouble{ false };
+  std::string m_SolvePath;
 
   std::unique_ptr<gpur::PSCRSolver<RealType>> m_Plan;
   PlanKey m_PlanKey;

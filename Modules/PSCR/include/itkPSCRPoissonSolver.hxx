@@ -106,8 +106,8 @@ bool
 PSCRPoissonSolver<TInputImage, TOutputImage>::PlanKey::operator==(const PlanKey & other) const
 {
   return grid.size == other.grid.size && grid.spacing == other.grid.spacing && conditions == other.conditions &&
-         shift == other.shift && radix == other.radix && project == other.project &&
-         residualTolerance == other.residualTolerance && precision == other.precision &&
+         shift == other.shift && radix == other.radix && fastTransforms == other.fastTransforms &&
+         project == other.project && residualTolerance == other.residualTolerance && precision == other.precision &&
          refinementSteps == other.refinementSteps && workUnits == other.workUnits && backend == other.backend &&
          device == other.device;
 }
@@ -125,6 +125,7 @@ PSCRPoissonSolver<TInputImage, TOutputImage>::PreparePlan(const PlanKey & key)
   const gpur::SeparableOperator<double> op = gpur::MakePoissonOperator(key.grid, key.conditions, key.shift);
   gpur::PSCROptions options;
   options.radix = key.radix;
+  options.fastTransforms = key.fastTransforms;
   // 1 accepts any right-hand side and projects it; 0 the engine's default (sqrt(epsilon)).
   options.compatibilityTolerance = key.project ? 1.0 : 0.0;
   options.residualTolerance = key.residualTolerance;
@@ -152,6 +153,7 @@ PSCRPoissonSolver<TInputImage, TOutputImage>::EngineGenerateData()
   m_RoundingFloor = 0.0;
   m_NumberOfRefinementSteps = 0;
   m_ComputedInDouble = false;
+  m_SolvePath.clear();
 
   const typename TInputImage::RegionType region = input->GetLargestPossibleRegion();
   if (input->GetBufferedRegion() != region)
@@ -185,6 +187,7 @@ PSCRPoissonSolver<TInputImage, TOutputImage>::EngineGenerateData()
   }
   key.shift = m_Shift;
   key.radix = m_Radix;
+  key.fastTransforms = m_UseFastTransforms;
   key.project = m_ProjectRightHandSide;
   key.residualTolerance = m_ResidualTolerance;
   key.precision = m_Precision;
@@ -211,6 +214,7 @@ PSCRPoissonSolver<TInputImage, TOutputImage>::EngineGenerateData()
   m_RoundingFloor = report.roundingFloor;
   m_NumberOfRefinementSteps = report.refinementSteps;
   m_ComputedInDouble = report.computedInDouble;
+  m_SolvePath = report.path;
   this->SetBackendUsed(m_Plan->BackendUsed());
 }
 
@@ -227,6 +231,7 @@ PSCRPoissonSolver<TInputImage, TOutputImage>::PrintSelf(std::ostream & os, Inden
   }
   os << std::endl;
   os << indent << "Radix: " << m_Radix << std::endl;
+  os << indent << "UseFastTransforms: " << (m_UseFastTransforms ? "On" : "Off") << std::endl;
   os << indent << "ProjectRightHandSide: " << (m_ProjectRightHandSide ? "On" : "Off") << std::endl;
   os << indent << "ResidualTolerance: " << m_ResidualTolerance
      << (m_ResidualTolerance == 0.0 ? " (automatic: 8x the rounding floor)" : "") << std::endl;
@@ -243,6 +248,7 @@ PSCRPoissonSolver<TInputImage, TOutputImage>::PrintSelf(std::ostream & os, Inden
   os << indent << "RoundingFloor: " << m_RoundingFloor << std::endl;
   os << indent << "NumberOfRefinementSteps: " << m_NumberOfRefinementSteps << std::endl;
   os << indent << "ComputedInDouble: " << (m_ComputedInDouble ? "yes" : "no") << std::endl;
+  os << indent << "SolvePath: " << m_SolvePath << std::endl;
 }
 
 } // namespace itk

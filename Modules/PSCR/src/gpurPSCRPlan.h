@@ -6,10 +6,12 @@
 #ifndef gpurPSCRPlan_h
 #define gpurPSCRPlan_h
 
+#include "gpurPSCRFastTransforms.h"
 #include "gpurPSCRSolver.h"
 
 #include <cstddef>
 #include <limits>
+#include <memory>
 #include <vector>
 
 namespace gpur
@@ -80,6 +82,11 @@ struct PSCRPlan
   unsigned refinementSteps = 0;
   /** Real and positive (semi)definite: every partial solve as well conditioned as A (see gpurPSCRSolver.h). */
   bool wellPosed = true;
+  /**
+   * The CPU solves' fast-transform path (gpurPSCRFastTransforms.h), when it
+   * runs; set by PSCRSolver for real scalars, not by BuildPSCRPlan or CastPlan.
+   */
+  std::shared_ptr<const FastTransformSolver<Scalar>> fast;
 
   std::size_t
   Count() const

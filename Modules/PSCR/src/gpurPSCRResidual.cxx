@@ -67,6 +67,92 @@ MakeColumnGram(const std::vector<AxisFactors<Scalar>> & axes, Scalar shift)
   return gram;
 }
 
+namespace
+{
+
+// The residual sums of rows [r0, r1) into acc, and r when Store. Two
+// instantiations: without a store to alias them, the sums stay in registers.
+template<bool Store, typename Scalar, typename Final>
+void
+ResidualRows(const PSCRPlan<Scalar> & plan,
+             const std::vector<std::vector<ColumnGram>> & gram,
+             const Scalar * rhs,
+             const Scalar * u,
+             Scalar * r,
+             std::size_t r0,
+             std::size_t r1,
+             double * acc)
+{
+  using Wide = WideScalar<Scalar>;
+  const unsigned dims = static_cast<unsigned>(plan.axes.size());
+  const std::size_t nx = plan.axes[0].Size(), ny = plan.axes[1].Size();
+  const ColumnGram absent;
+  // ColumnNorm2(x, y, z) = x.ss a + x.mm b + Re x.sm c + Im x.sm d, with a..d
+  // fixed within a row: the x entries as arrays, the row's four factors once.
+  std::vector<double> xg(4 * nx);
+  double *xss = xg.data(), *xmm = xss + nx, *xre = xmm + nx, *xim = xre + nx;
+  for (std::size_t x = 0; x < nx; ++x)
+  {
+    const ColumnGram & g = gram[0][x];
+    xss[x] = g.ss;
+    xmm[x] = g.mm;
+    xre[x] = g.sm.real();
+    xim[x] = g.sm.imag();
+  }
+  // kLanes partial sums of each kind (x modulo kLanes): no voxel waits on
+  // the previous one's addition, and the lanes vectorise.
+  constexpr std::size_t kLanes = 4;
+  double residual2[kLanes] = {}, rhs2[kLanes] = {}, floor2[kLanes] = {};
+  ForEachStencilRow(plan.axes.data(),
+                    dims,
+                    static_cast<Wide>(plan.shift),
+                    Wide(1),
+                    u,
+                    r0,
+                    r1,
+                    [&](std::size_t row, const Wide * au)
+                    {
+                      const ColumnGram & gy = gram[1][row % ny];
+                      const ColumnGram & gz = dims > 2 ? gram[2][row / ny] : absent;
+                      const double a = gy.mm * gz.mm;
+                      const double b =
+                        gy.ss * gz.mm + gy.mm * gz.ss + 2 * (gy.sm.real() * gz.sm.real() + gy.sm.imag() * gz.sm.imag());
+                      const double c = 2 * (gy.sm.real() * gz.mm + gz.sm.real() * gy.mm);
+                      const double d = 2 * (gy.sm.imag() * gz.mm + gz.sm.imag() * gy.mm);
+                      const Scalar * rhsRow = rhs + row * nx;
+                      const Scalar * uRow = u + row * nx;
+                      auto voxel = [&](std::size_t x, std::size_t lane)
+                      {
+                        const Wide f = static_cast<Wide>(rhsRow[x]);
+                        const Wide v = f - au[x];
+                        if constexpr (Store)
+                          r[row * nx + x] = static_cast<Scalar>(v);
+                        residual2[lane] += std::norm(v);
+                        rhs2[lane] += std::norm(f);
+                        floor2[lane] +=
+                          (xss[x] * a + xmm[x] * b + xre[x] * c + xim[x] * d) * RoundingVariance<Final>(uRow[x]);
+                      };
+                      std::size_t x = 0;
+                      for (; x + kLanes <= nx; x += kLanes)
+                        for (std::size_t lane = 0; lane < kLanes; ++lane)
+                          voxel(x + lane, lane);
+                      for (; x < nx; ++x)
+                        voxel(x, 0);
+                    });
+  double sums[3] = { acc[0], acc[1], acc[2] };
+  for (std::size_t lane = 0; lane < kLanes; ++lane)
+  {
+    sums[0] += residual2[lane];
+    sums[1] += rhs2[lane];
+    sums[2] += floor2[lane];
+  }
+  acc[0] = sums[0];
+  acc[1] = sums[1];
+  acc[2] = sums[2];
+}
+
+} // namespace
+
 template<typename Scalar, typename Final>
 ResidualSums
 ResidualOnCPU(const PSCRPlan<Scalar> & plan,
@@ -76,35 +162,17 @@ ResidualOnCPU(const PSCRPlan<Scalar> & plan,
               Scalar * r,
               const ParallelForFunction & loop)
 {
-  using Wide = WideScalar<Scalar>;
-  const unsigned dims = static_cast<unsigned>(plan.axes.size());
-  const std::size_t nx = plan.axes[0].Size(), ny = plan.axes[1].Size();
-  const ColumnGram absent;
-  const std::vector<double> sums = ParallelSum(
-    loop,
-    StencilRows(plan.axes.data(), dims),
-    3,
-    [&](std::size_t r0, std::size_t r1, double * acc)
-    {
-      ForEachStencilValue(plan.axes.data(),
-                          dims,
-                          static_cast<Wide>(plan.shift),
-                          Wide(1),
-                          u,
-                          r0,
-                          r1,
-                          [&](std::size_t row, std::size_t x, const Wide & au)
-                          {
-                            const std::size_t i = row * nx + x;
-                            const Wide f = static_cast<Wide>(rhs[i]);
-                            const Wide v = f - au;
-                            r[i] = static_cast<Scalar>(v);
-                            const ColumnGram & gz = dims > 2 ? gram[2][row / ny] : absent;
-                            acc[0] += std::norm(v);
-                            acc[1] += std::norm(f);
-                            acc[2] += ColumnNorm2(gram[0][x], gram[1][row % ny], gz) * RoundingVariance<Final>(u[i]);
-                          });
-    });
+  const std::vector<double> sums =
+    ParallelSum(loop,
+                StencilRows(plan.axes.data(), static_cast<unsigned>(plan.axes.size())),
+                3,
+                [&](std::size_t r0, std::size_t r1, double * acc)
+                {
+                  if (r != nullptr)
+                    ResidualRows<true, Scalar, Final>(plan, gram, rhs, u, r, r0, r1, acc);
+                  else
+                    ResidualRows<false, Scalar, Final>(plan, gram, rhs, u, r, r0, r1, acc);
+                });
   return { sums[0], sums[1], sums[2] };
 }
 

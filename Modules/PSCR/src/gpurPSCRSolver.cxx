@@ -409,15 +409,113 @@ SolveOnCPU(const PSCRPlan<Scalar> & plan, Scalar * u, const ParallelForFunction 
     const Scalar c = static_cast<Scalar>(TensorDot(plan.nullVector, u));
     ForEachTensor(plan.massNullVector, [&](std::size_t i, Scalar me) { u[i] -= c * me; });
   }
-  Scratch<Scalar> scratch(plan.axes.size());
-  CPUExecution<Scalar>(plan).Axis(
-    static_cast<unsigned>(plan.axes.size() - 1), plan.shift, u, plan.singular, scratch, &loop);
+  bool fast = false;
+  if constexpr (!IsComplex<Scalar>::value)
+  {
+    if (plan.fast)
+    {
+      plan.fast->Solve(u, loop);
+      fast = true;
+    }
+  }
+  if (!fast)
+  {
+    Scratch<Scalar> scratch(plan.axes.size());
+    CPUExecution<Scalar>(plan).Axis(
+      static_cast<unsigned>(plan.axes.size() - 1), plan.shift, u, plan.singular, scratch, &loop);
+  }
   if (plan.singular)
   {
     // The solution with e^T M u = 0.
     const Scalar c = static_cast<Scalar>(TensorDot(plan.massNullVector, u));
     ForEachTensor(plan.nullVector, [&](std::size_t i, Scalar e) { u[i] -= c * e; });
   }
+}
+
+// RequireFiniteScalars for a solve's right-hand side, in parallel and
+// branch-free (the scan is one pass over f, a few percent of a fast solve);
+// a non-finite value is then located and named by RequireFiniteScalars.
+template<typename Scalar>
+void
+RequireFiniteInParallel(const Scalar * f, std::size_t count, const ParallelForFunction & loop, const char * what)
+{
+  using Real = RealType<Scalar>;
+  const Real * parts = reinterpret_cast<const Real *>(f); // complex: (re, im) pairs
+  const std::size_t n = count * (IsComplex<Scalar>::value ? 2 : 1);
+  std::atomic<bool> bad{ false };
+  pscr::ForEachRange(&loop,
+                     n,
+                     [&](std::size_t b, std::size_t e)
+                     {
+                       unsigned flag = 0;
+                       for (std::size_t i = b; i < e; ++i)
+                         flag |= !(std::abs(parts[i]) <= std::numeric_limits<Real>::max());
+                       if (flag)
+                         bad = true;
+                     });
+  if (bad)
+    RequireFiniteScalars(f, count, what);
+}
+
+// The remainder of the fast-transform path (gpurPSCRFastTransforms.h): the
+// problem of the axes left, solved by the CPU execution of `sub`, a plan of
+// those axes (one axis: tridiagonal solves; two: PSCR).
+template<typename Scalar>
+RemainderFactory<Scalar>
+MakeRemainder(std::shared_ptr<const PSCRPlan<Scalar>> sub)
+{
+  return [sub]() -> RemainderSolve<Scalar>
+  {
+    auto scratch = std::make_shared<Scratch<Scalar>>(sub->axes.size());
+    return [sub, scratch](Scalar shift, Scalar * x, bool singularPath)
+    {
+      CPUExecution<Scalar>(*sub).Axis(
+        static_cast<unsigned>(sub->axes.size() - 1), shift, x, singularPath, *scratch, nullptr);
+    };
+  };
+}
+
+// The fast-transform solver of an operator (real, CPU backend), or null when no
+// axis is a transform axis or the operator is singular with a null vector
+// that is not the constants (see "Fast transforms" in gpurPSCRSolver.h).
+// The plan of the remaining axes is built in double and rounded to Scalar,
+// as the solver's own plan is.
+template<typename Scalar>
+std::shared_ptr<const FastTransformSolver<Scalar>>
+MakeFastTransforms(const SeparableOperator<double> & op,
+                   const PSCROptions & options,
+                   bool singular,
+                   const ParallelForFunction & loop)
+{
+  std::vector<TrigAxis> trig;
+  std::vector<std::size_t> shape;
+  SeparableOperator<double> rest;
+  rest.shift = op.shift;
+  for (const AxisFactors<double> & axis : op.axes)
+  {
+    trig.push_back(DetectTrigAxis(axis));
+    shape.push_back(axis.Size());
+    if (trig.back().kind == TrigTransformKind::None)
+      rest.axes.push_back(axis);
+  }
+  if (rest.axes.size() == op.axes.size() || (singular && op.shift != 0.0))
+    return nullptr;
+  auto sub = std::make_shared<PSCRPlan<Scalar>>();
+  if (rest.axes.size() == 1)
+  {
+    sub->axes = { CastAxis<Scalar>(rest.axes[0]) };
+    sub->shift = static_cast<Scalar>(op.shift);
+    sub->tridiagonal = options.tridiagonal;
+    sub->reduced.resize(1);
+  }
+  else if (rest.axes.size() == 2)
+  {
+    PSCROptions subOptions = options;
+    subOptions.compatibilityTolerance = 1; // the sub-plan never checks a right-hand side
+    *sub = CastPlan<Scalar>(BuildPSCRPlan(rest, subOptions, loop, std::numeric_limits<Scalar>::epsilon()));
+  }
+  return std::make_shared<const FastTransformSolver<Scalar>>(
+    shape, trig, op.shift, MakeRemainder<Scalar>(sub), singular);
 }
 
 // Singular operators: the compatibility check of f and f <- f - (e^T f) M e,
@@ -450,12 +548,17 @@ RefineOnCPU(const PSCRPlan<T> & plan,
             const ParallelForFunction & loop)
 {
   SolveOnCPU(plan, u, loop);
-  std::vector<T> r(plan.Count());
+  // The checks store no residual; a correction evaluates it again into r (an
+  // operator product, a small part of the solve that follows), so that a
+  // solve that needs none writes no array beyond u.
+  std::vector<T> r;
   return pscr::Refine(
     settings,
-    [&] { return pscr::ResidualOnCPU<T, Final>(plan, gram, rhs, u, r.data(), loop); },
+    [&] { return pscr::ResidualOnCPU<T, Final>(plan, gram, rhs, u, nullptr, loop); },
     [&]
     {
+      r.resize(plan.Count());
+      pscr::ResidualOnCPU<T, Final>(plan, gram, rhs, u, r.data(), loop);
       SolveOnCPU(plan, r.data(), loop);
       pscr::ForEachRange(&loop,
                          r.size(),
@@ -633,6 +736,7 @@ struct PSCRSolver<Scalar>::Solvers
   std::shared_ptr<PSCRDeviceSolver<Scalar>> onDevice;
   std::shared_ptr<PSCRDeviceSolver<WideT>> wideOnDevice;
   std::mutex wideMutex;
+  std::string path = "PSCR";
 
   PSCRDeviceSolver<WideT> &
   WideOnDevice()
@@ -668,24 +772,34 @@ public:
   {
   }
 
+  // The right-hand side the residuals are of: f itself, or a copy when the
+  // solve overwrites f (u == f) or projects it (singular operators).
   double
   Prepare()
   {
-    m_Rhs.assign(m_F, m_F + m_S.plan->Count());
+    const std::size_t count = m_S.plan->Count();
+    if (!m_S.plan->singular && m_F != m_U)
+    {
+      m_RhsPointer = m_F;
+      return 0;
+    }
+    m_Rhs.assign(m_F, m_F + count);
+    m_RhsPointer = m_Rhs.data();
     return ProjectOnCPU(*m_S.plan, m_Rhs.data());
   }
 
   pscr::RefinementOutcome
   Solve(const pscr::RefinementSettings & settings)
   {
-    std::copy(m_Rhs.begin(), m_Rhs.end(), m_U);
-    return RefineOnCPU<Scalar>(*m_S.plan, m_S.gram, m_Rhs.data(), m_U, settings, m_S.loop);
+    const std::size_t count = m_S.plan->Count();
+    CopyInParallel(m_RhsPointer, count, m_U);
+    return RefineOnCPU<Scalar>(*m_S.plan, m_S.gram, m_RhsPointer, m_U, settings, m_S.loop);
   }
 
   pscr::RefinementOutcome
   SolveWide(const pscr::RefinementSettings & settings)
   {
-    const std::vector<WideT> rhs(m_Rhs.begin(), m_Rhs.end());
+    const std::vector<WideT> rhs(m_RhsPointer, m_RhsPointer + m_S.plan->Count());
     std::vector<WideT> u = rhs;
     const pscr::RefinementOutcome out =
       RefineOnCPU<Scalar>(*m_S.wide, m_S.gram, rhs.data(), u.data(), settings, m_S.loop);
@@ -696,18 +810,26 @@ public:
   pscr::RefinementOutcome
   Check(const pscr::RefinementSettings & settings)
   {
-    std::vector<Scalar> r(m_Rhs.size());
     return pscr::Refine(
       settings,
-      [&] { return pscr::ResidualOnCPU<Scalar, Scalar>(*m_S.plan, m_S.gram, m_Rhs.data(), m_U, r.data(), m_S.loop); },
+      [&] { return pscr::ResidualOnCPU<Scalar, Scalar>(*m_S.plan, m_S.gram, m_RhsPointer, m_U, nullptr, m_S.loop); },
       [] {});
   }
 
 private:
+  void
+  CopyInParallel(const Scalar * from, std::size_t count, Scalar * to) const
+  {
+    if (from == to)
+      return;
+    pscr::ForEachRange(&m_S.loop, count, [&](std::size_t b, std::size_t e) { std::copy(from + b, from + e, to + b); });
+  }
+
   const Solvers & m_S;
   const Scalar * m_F;
   Scalar * m_U;
   std::vector<Scalar> m_Rhs;
+  const Scalar * m_RhsPointer = nullptr;
 };
 
 } // namespace
@@ -726,10 +848,30 @@ PSCRSolver<Scalar>::PSCRSolver(const SeparableOperator<Scalar> & op, const PSCRO
   m_Backend = ResolveBackend(options.execution, true, MakeAutoProbe(op, options, s.loop));
   // The eigenproblems are solved in double either way: the plan in double
   // first, and a float solver's own plan is its rounded copy.
-  s.wide = std::make_shared<const PSCRPlan<WideT>>(
-    BuildPSCRPlan(CastOperator<WideT>(op), options, s.loop, std::numeric_limits<RealType<Scalar>>::epsilon()));
+  PSCRPlan<WideT> widePlan =
+    BuildPSCRPlan(CastOperator<WideT>(op), options, s.loop, std::numeric_limits<RealType<Scalar>>::epsilon());
+  PSCRPlan<Scalar> plan;
   if constexpr (Solvers::kNarrow)
-    s.plan = std::make_shared<const PSCRPlan<Scalar>>(CastPlan<Scalar>(*s.wide));
+    plan = CastPlan<Scalar>(widePlan);
+  // The fast transforms, for real operators on the CPU backend: the solver's
+  // own path and, for float data, the one of its solves in double.
+  if constexpr (!IsComplex<Scalar>::value)
+  {
+    if (options.fastTransforms && m_Backend.backend == Backend::CPU)
+    {
+      const SeparableOperator<double> real = CastOperator<double>(op);
+      widePlan.fast = MakeFastTransforms<WideT>(real, options, widePlan.singular, s.loop);
+      if (widePlan.fast)
+      {
+        s.path = widePlan.fast->Description();
+        if constexpr (Solvers::kNarrow)
+          plan.fast = MakeFastTransforms<Scalar>(real, options, plan.singular, s.loop);
+      }
+    }
+  }
+  s.wide = std::make_shared<const PSCRPlan<WideT>>(std::move(widePlan));
+  if constexpr (Solvers::kNarrow)
+    s.plan = std::make_shared<const PSCRPlan<Scalar>>(std::move(plan));
   else
     s.plan = s.wide;
   s.gram = pscr::MakeColumnGram(s.plan->axes, s.plan->shift);
@@ -756,14 +898,20 @@ PSCRSolver<Scalar>::Solve(const Scalar * f, Scalar * u) const
   {
     throw InvalidArgument("PSCRSolver::Solve: the right-hand side or solution pointer is null");
   }
-  RequireFiniteScalars(f, s.plan->Count(), "PSCR right-hand side f");
+  RequireFiniteInParallel(f, s.plan->Count(), s.loop, "PSCR right-hand side f");
+  PSCRSolveReport report;
   if (s.onDevice)
   {
-    return SolveOnDevice<Scalar>(
+    report = SolveOnDevice<Scalar>(
       *s.onDevice, [&]() -> auto & { return s.WideOnDevice(); }, f, u, s.settings, s.inDouble);
   }
-  CPUSolve<Scalar, Solvers> run(s, f, u);
-  return pscr::CheckedSolve<Scalar>(run, s.settings, s.inDouble);
+  else
+  {
+    CPUSolve<Scalar, Solvers> run(s, f, u);
+    report = pscr::CheckedSolve<Scalar>(run, s.settings, s.inDouble);
+  }
+  report.path = s.path;
+  return report;
 }
 
 template<typename Scalar>
@@ -776,8 +924,10 @@ PSCRSolver<Scalar>::Solve(const DeviceBuffer<Scalar> & f, DeviceBuffer<Scalar> &
     throw InvalidArgument("PSCRSolver::Solve on device buffers needs the OpenCL backend, but this solver runs on the "
                           "CPU (set PSCROptions::execution.backend to OpenCL, or solve host arrays)");
   }
-  return SolveOnDevice<Scalar>(
+  PSCRSolveReport report = SolveOnDevice<Scalar>(
     *s.onDevice, [&]() -> auto & { return s.WideOnDevice(); }, f, u, s.settings, s.inDouble);
+  report.path = s.path;
+  return report;
 }
 
 template<typename Scalar>
@@ -817,6 +967,13 @@ const ResolvedBackend &
 PSCRSolver<Scalar>::BackendUsed() const
 {
   return m_Backend;
+}
+
+template<typename Scalar>
+const std::string &
+PSCRSolver<Scalar>::Path() const
+{
+  return m_Solvers->path;
 }
 
 template<typename Scalar>

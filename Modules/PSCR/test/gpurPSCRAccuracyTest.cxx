@@ -46,6 +46,9 @@ On(Backend backend, unsigned radix = 4)
   o.execution.backend = backend;
   o.radix = radix;
   o.compatibilityTolerance = 1; // singular cases: f is projected
+  // The sweep of PSCR itself; the fast transforms have their own
+  // (gpurPSCRFastTransformsTest.cxx).
+  o.fastTransforms = false;
   return o;
 }
 

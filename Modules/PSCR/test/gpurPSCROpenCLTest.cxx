@@ -53,6 +53,7 @@ On(Backend backend, unsigned radix = 4)
   PSCROptions o;
   o.radix = radix;
   o.execution.backend = backend;
+  o.fastTransforms = false; // PSCR on both backends (the CPU's fast transforms: gpurPSCRFastTransformsTest)
   return o;
 }
 

@@ -1007,6 +1007,7 @@ SolveReportToDict(const gpur::PSCRSolveReport & report, double seconds)
   d["refinement_steps"] = report.refinementSteps;
   d["computed_in_double"] = report.computedInDouble;
   d["incompatibility"] = report.incompatibility;
+  d["path"] = report.path;
   d["solve_seconds"] = seconds;
   return d;
 }
@@ -1027,6 +1028,7 @@ public:
   SeparablePlan(const std::vector<AxisVectors> & axes,
                 double shift,
                 unsigned radix,
+                bool fastTransforms,
                 bool project,
                 const std::string & precision,
                 double residualTolerance,
@@ -1050,6 +1052,7 @@ public:
     op.Validate();
     gpur::PSCROptions options;
     options.radix = radix;
+    options.fastTransforms = fastTransforms;
     // 1 accepts any right-hand side of a singular problem and projects it; 0: the engine's sqrt(epsilon).
     options.compatibilityTolerance = project ? 1.0 : 0.0;
     options.precision = ParsePrecision(precision);
@@ -1104,6 +1107,7 @@ DefineSeparablePlan(py::module_ & m, const std::string & suffix)
                   double,
                   unsigned,
                   bool,
+                  bool,
                   const std::string &,
                   double,
                   int,
@@ -1113,6 +1117,7 @@ DefineSeparablePlan(py::module_ & m, const std::string & suffix)
          py::arg("axes"),
          py::arg("shift"),
          py::arg("radix"),
+         py::arg("fast_transforms"),
          py::arg("project"),
          py::arg("precision"),
          py::arg("residual_tolerance"),
@@ -1123,6 +1128,7 @@ DefineSeparablePlan(py::module_ & m, const std::string & suffix)
     .def("solve", &Plan::Solve, py::arg("f").noconvert())
     .def_property_readonly("backend", [](const Plan & p) { return BackendFields(p.Solver().BackendUsed()); })
     .def_property_readonly("singular", [](const Plan & p) { return p.Solver().IsSingular(); })
+    .def_property_readonly("path", [](const Plan & p) { return p.Solver().Path(); })
     .def_property_readonly("well_posed", [](const Plan & p) { return p.Solver().IsWellPosed(); })
     .def_property_readonly("computes_in_double", [](const Plan & p) { return p.Solver().ComputesInDouble(); })
     .def_property_readonly("refinement_steps", [](const Plan & p) { return p.Solver().RefinementSteps(); })

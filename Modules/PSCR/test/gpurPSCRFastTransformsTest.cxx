@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: Apache-2.0
+// The fast-transform path of PSCRSolver: which axes it takes (and the
+// eigenvalues it assigns them, against the tridiagonal eigensolver), and its
+// solutions against PSCR's (fastTransforms off) on uniform, mixed and
+// non-uniform operators, 2D and 3D, Dirichlet and Neumann, singular ones
+// included, in double and float, on the CPU and beside the OpenCL backend.
+#include "gpurPSCRFastTransforms.h"
+#include "gpurPSCRSolver.h"
+#include "gpurPSCRTesting.h"
+#include "gpurTridiagonalEigen.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace
+{
+
+using gpur::AxisFactors;
+using gpur::Backend;
+using gpur::BoundaryCondition;
+using gpur::MassMatrix;
+using gpur::PSCROptions;
+using gpur::PSCRSolver;
+using gpur::PSCRSolveReport;
+using gpur::SeparableOperator;
+using gpur::TrigTransformKind;
+using gpur::testing::RandomMesh;
+using gpur::testing::RandomVector;
+using gpur::testing::RelativeDifference;
+using gpur::testing::RelativeResidual;
+
+const BoundaryCondition D = BoundaryCondition::Dirichlet;
+const BoundaryCondition N = BoundaryCondition::Neumann;
+
+PSCROptions
+Options(bool fast, Backend backend = Backend::CPU)
+{
+  PSCROptions o;
+  o.execution.backend = backend;
+  o.fastTransforms = fast;
+  o.compatibilityTolerance = 1; // singular cases: f is projected
+  return o;
+}
+
+AxisFactors<double>
+Uniform(std::size_t n, double h, BoundaryCondition end)
+{
+  return gpur::MakeSecondDifferenceAxis(n, h, end, end);
+}
+
+AxisFactors<double>
+NonUniform(std::size_t n, unsigned seed)
+{
+  return gpur::MakeP1Axis(RandomMesh(n + 1, 1.0, seed), D, D);
+}
+
+// The zero-mean (M = I) projection of f for singular operators.
+template<typename T>
+void
+RemoveMean(std::vector<T> & f)
+{
+  double mean = 0;
+  for (const T v : f)
+    mean += double(v);
+  mean /= double(f.size());
+  for (T & v : f)
+    v = static_cast<T>(double(v) - mean);
+}
+
+} // namespace
+
+TEST(PSCRFastTransforms, DetectsTheAxesItsTransformsDiagonalise)
+{
+  struct Case
+  {
+    const char * name;
+    AxisFactors<double> axis;
+    TrigTransformKind kind;
+  };
+  const std::vector<Case> cases{
+    { "differences D-D", Uniform(37, 0.3, D), TrigTransformKind::DST1 },
+    { "differences N-N", Uniform(37, 0.3, N), TrigTransformKind::DCT2 },
+    { "differences D-N", gpur::MakeSecondDifferenceAxis(37, 0.3, D, N), TrigTransformKind::None },
+    { "differences D, n = 1", Uniform(1, 2.0, D), TrigTransformKind::DST1 },
+    { "differences N, n = 1", Uniform(1, 2.0, N), TrigTransformKind::DCT2 },
+    { "P1 lumped uniform D-D", gpur::MakeP1Axis(gpur::MakeUniformNodes(65, 0, 1), D, D), TrigTransformKind::DST1 },
+    { "P1 lumped uniform N-N (half mass at the ends)",
+      gpur::MakeP1Axis(gpur::MakeUniformNodes(65, 0, 1), N, N),
+      TrigTransformKind::None },
+    { "P1 consistent uniform D-D",
+      gpur::MakeP1Axis(gpur::MakeUniformNodes(65, 0, 1), D, D, MassMatrix::Consistent),
+      TrigTransformKind::None },
+    { "P1 non-uniform D-D", NonUniform(40, 3), TrigTransformKind::None },
+  };
+  for (const Case & c : cases)
+  {
+    const gpur::TrigAxis t = gpur::DetectTrigAxis(c.axis);
+    EXPECT_EQ(t.kind, c.kind) << c.name;
+    if (t.kind == TrigTransformKind::None)
+      continue;
+    // The eigenvalues it assigns, sorted, are those of the pencil (A, M), to
+    // the general eigensolver's accuracy (1e-10 relative at the top of the
+    // P1 spectrum, where the closed form agrees with a dense solver to 1e-15).
+    std::vector<double> mine = t.eigenvalues;
+    std::sort(mine.begin(), mine.end());
+    const std::vector<double> reference = gpur::TridiagonalPencilEigenvalues(c.axis.A, c.axis.M);
+    ASSERT_EQ(mine.size(), reference.size()) << c.name;
+    for (std::size_t k = 0; k < mine.size(); ++k)
+      EXPECT_NEAR(mine[k], reference[k], 1e-9 * reference.back() + 1e-300) << c.name << " k = " << k;
+  }
+}
+
+// Every combination of transform and PSCR axes, against PSCR on the same f.
+TEST(PSCRFastTransforms, AgreesWithPSCROnUniformMixedAndNonUniformOperators)
+{
+  struct Case
+  {
+    std::vector<AxisFactors<double>> axes;
+    double shift;
+    std::string path;
+  };
+  const std::vector<Case> cases{
+    // 2D: uniform, each axis alone, none.
+    { { Uniform(45, 0.7, D), Uniform(33, 1.1, D) }, 0.0, "fast transforms (x: DST-I, y: DST-I)" },
+    { { Uniform(45, 0.7, N), Uniform(33, 1.1, N) }, 0.25, "fast transforms (x: DCT-II, y: DCT-II)" },
+    { { Uniform(45, 0.7, D), NonUniform(33, 5) }, 0.0, "fast transforms (x: DST-I) + tridiagonal (y)" },
+    { { NonUniform(45, 6), Uniform(33, 1.1, N) }, 0.5, "fast transforms (y: DCT-II) + tridiagonal (x)" },
+    { { NonUniform(45, 6), NonUniform(33, 7) }, 0.0, "PSCR" },
+    // Indefinite (Helmholtz-like) shift.
+    { { Uniform(45, 0.7, D), NonUniform(33, 5) }, -7.3, "fast transforms (x: DST-I) + tridiagonal (y)" },
+    // 3D: every subset of transformed axes.
+    { { Uniform(12, 1.0, D), Uniform(9, 0.5, N), Uniform(14, 2.0, D) },
+      0.1,
+      "fast transforms (x: DST-I, y: DCT-II, z: DST-I)" },
+    { { NonUniform(12, 8), Uniform(9, 0.5, D), Uniform(14, 2.0, N) },
+      0.1,
+      "fast transforms (y: DST-I, z: DCT-II) + tridiagonal (x)" },
+    { { Uniform(12, 1.0, D), NonUniform(9, 9), Uniform(14, 2.0, D) },
+      0.0,
+      "fast transforms (x: DST-I, z: DST-I) + tridiagonal (y)" },
+    { { Uniform(12, 1.0, N), Uniform(9, 0.5, D), NonUniform(14, 10) },
+      0.0,
+      "fast transforms (x: DCT-II, y: DST-I) + tridiagonal (z)" },
+    { { NonUniform(12, 11), NonUniform(9, 12), Uniform(14, 2.0, D) }, 0.0, "fast transforms (z: DST-I) + PSCR (x, y)" },
+    { { NonUniform(12, 11), Uniform(9, 0.5, N), NonUniform(14, 13) },
+      0.3,
+      "fast transforms (y: DCT-II) + PSCR (x, z)" },
+    { { Uniform(12, 1.0, D), NonUniform(9, 14), NonUniform(14, 15) },
+      -2.0,
+      "fast transforms (x: DST-I) + PSCR (y, z)" },
+  };
+  double worstResidual = 0, worstDifference = 0, worstFloat = 0;
+  for (std::size_t k = 0; k < cases.size(); ++k)
+  {
+    const SeparableOperator<double> op{ cases[k].axes, cases[k].shift };
+    const std::vector<double> f = RandomVector<double>(op.Count(), static_cast<unsigned>(k));
+    std::vector<double> fast(f.size()), pscr(f.size());
+    const PSCRSolver<double> fastSolver(op, Options(true));
+    EXPECT_EQ(fastSolver.Path(), cases[k].path) << "case " << k;
+    const PSCRSolveReport report = fastSolver.Solve(f.data(), fast.data());
+    EXPECT_EQ(report.path, cases[k].path) << "case " << k;
+    EXPECT_LE(report.relativeResidual, report.residualTarget) << "case " << k;
+    const PSCRSolver<double> pscrSolver(op, Options(false));
+    EXPECT_EQ(pscrSolver.Path(), "PSCR");
+    EXPECT_EQ(pscrSolver.Solve(f.data(), pscr.data()).path, "PSCR");
+    const double residual = RelativeResidual(op, fast, f), difference = RelativeDifference(fast, pscr);
+    EXPECT_LE(residual, 1e-13) << "case " << k;
+    EXPECT_LE(difference, 1e-12) << "case " << k;
+    worstResidual = std::max(worstResidual, residual);
+    worstDifference = std::max(worstDifference, difference);
+    // Float: the fast path in float, checked against its own target.
+    const SeparableOperator<float> opf = gpur::CastOperator<float>(op);
+    const std::vector<float> ff(f.begin(), f.end());
+    std::vector<float> uf(f.size());
+    const PSCRSolveReport rf = PSCRSolver<float>(opf, Options(true)).Solve(ff.data(), uf.data());
+    EXPECT_EQ(rf.path, cases[k].path);
+    EXPECT_LE(rf.relativeResidual, rf.residualTarget) << "case " << k << " float";
+    EXPECT_LE(RelativeDifference(uf, pscr), 1e-4) << "case " << k << " float";
+    worstFloat = std::max(worstFloat, rf.relativeResidual / rf.roundingFloor);
+  }
+  std::printf("  fast path vs PSCR: max residual %.2e, max difference %.2e; float at most %.2f x its floor\n",
+              worstResidual,
+              worstDifference,
+              worstFloat);
+}
+
+// Pure Neumann with c = 0: the fast path takes the transform axes' null mode
+// to the remainder's singular path (or zeroes it) and returns the zero-mean solution, as PSCR does.
+TEST(PSCRFastTransforms, SingularNeumannAsPSCR)
+{
+  const std::vector<std::vector<AxisFactors<double>>> problems{
+    { Uniform(37, 0.5, N), Uniform(21, 1.0, N) },
+    { Uniform(37, 0.5, N), gpur::MakeP1Axis(RandomMesh(17, 2, 2), N, N) },
+    { gpur::MakeP1Axis(RandomMesh(12, 1, 4), N, N), Uniform(21, 1.0, N) },
+    { Uniform(6, 1, N), gpur::MakeP1Axis(RandomMesh(9, 1, 3), N, N), Uniform(5, 1, N) },
+    { gpur::MakeP1Axis(RandomMesh(7, 1, 5), N, N), gpur::MakeP1Axis(RandomMesh(9, 1, 3), N, N), Uniform(8, 1, N) },
+    { Uniform(6, 1, N), Uniform(7, 2, N), Uniform(5, 1, N) },
+  };
+  for (std::size_t k = 0; k < problems.size(); ++k)
+  {
+    const SeparableOperator<double> op{ problems[k], 0.0 };
+    std::vector<double> f = RandomVector<double>(op.Count(), static_cast<unsigned>(20 + k));
+    const PSCRSolver<double> fastSolver(op, Options(true)), pscrSolver(op, Options(false));
+    ASSERT_TRUE(fastSolver.IsSingular());
+    EXPECT_NE(fastSolver.Path().find("fast transforms"), std::string::npos) << "problem " << k;
+    std::vector<double> fast(f.size()), pscr(f.size());
+    const PSCRSolveReport a = fastSolver.Solve(f.data(), fast.data());
+    const PSCRSolveReport b = pscrSolver.Solve(f.data(), pscr.data());
+    EXPECT_NEAR(a.incompatibility, b.incompatibility, 1e-12) << "problem " << k;
+    EXPECT_LE(RelativeDifference(fast, pscr), 1e-11) << "problem " << k;
+    EXPECT_LE(a.relativeResidual, a.residualTarget) << "problem " << k;
+  }
+  // With a compatible f the uniform problem's solution has zero mean.
+  const SeparableOperator<double> op{ problems[0], 0.0 };
+  std::vector<double> f = RandomVector<double>(op.Count(), 3), u(op.Count());
+  RemoveMean(f);
+  PSCROptions strict = Options(true);
+  strict.compatibilityTolerance = 0;
+  PSCRSolver<double>(op, strict).Solve(f.data(), u.data());
+  double mean = 0;
+  for (const double v : u)
+    mean += v;
+  EXPECT_LE(std::abs(mean) / double(u.size()), 1e-14);
+  // An incompatible f is refused on the fast path too.
+  for (double & v : f)
+    v += 1e-3;
+  EXPECT_THROW(PSCRSolver<double>(op, strict).Solve(f.data(), u.data()), gpur::IncompatibleRightHandSide);
+  // A singular operator whose null vector is not the constants stays with PSCR.
+  const std::size_t n = 9;
+  const AxisFactors<double> x = Uniform(n, 1.0, D), y = gpur::MakeP1Axis(RandomMesh(n + 1, 1.0, 6), D, D);
+  const double lx = gpur::TridiagonalPencilEigenvalues(x.A, x.M).front();
+  const double ly = gpur::TridiagonalPencilEigenvalues(y.A, y.M).front();
+  const PSCRSolver<double> shifted(SeparableOperator<double>{ { x, y }, -(lx + ly) }, Options(true));
+  EXPECT_TRUE(shifted.IsSingular());
+  EXPECT_EQ(shifted.Path(), "PSCR");
+}
+
+// In place (f == u), on arrays without FFTW's alignment, and from two threads.
+TEST(PSCRFastTransforms, AliasingUnalignedArraysAndThreads)
+{
+  const SeparableOperator<double> op{ { Uniform(30, 1.0, D), NonUniform(20, 2) }, 0.0 };
+  const PSCRSolver<double> solver(op, Options(true));
+  const std::vector<double> f = RandomVector<double>(op.Count(), 9);
+  std::vector<double> reference(f.size());
+  solver.Solve(f.data(), reference.data());
+  std::vector<double> shifted(f.size() + 1);
+  std::copy(f.begin(), f.end(), shifted.begin() + 1);
+  solver.Solve(shifted.data() + 1, shifted.data() + 1); // in place, 8 bytes off alignment
+  EXPECT_LE(RelativeDifference(std::vector<double>(shifted.begin() + 1, shifted.end()), reference), 1e-15);
+  std::vector<double> a(f.size()), b(f.size());
+  std::thread other([&] { solver.Solve(f.data(), a.data()); });
+  solver.Solve(f.data(), b.data());
+  other.join();
+  EXPECT_EQ(a, reference);
+  EXPECT_EQ(b, reference);
+}
+
+// The OpenCL backend runs PSCR; its solutions agree with the CPU's fast path.
+TEST(PSCRFastTransforms, OpenCLRunsPSCRAndAgrees)
+{
+  GPUR_REQUIRE_OPENCL();
+  const SeparableOperator<double> op{ { Uniform(40, 1.0, D), Uniform(24, 0.5, N) }, 0.0 };
+  const std::vector<double> f = RandomVector<double>(op.Count(), 4);
+  std::vector<double> cpu(f.size()), device(f.size());
+  const PSCRSolver<double> onCPU(op, Options(true, Backend::CPU));
+  const PSCRSolver<double> onDevice(op, Options(true, Backend::OpenCL));
+  EXPECT_EQ(onDevice.Path(), "PSCR");
+  EXPECT_EQ(onCPU.Path(), "fast transforms (x: DST-I, y: DCT-II)");
+  onCPU.Solve(f.data(), cpu.data());
+  EXPECT_EQ(onDevice.Solve(f.data(), device.data()).path, "PSCR");
+  EXPECT_LE(RelativeDifference(device, cpu), 1e-12);
+}
