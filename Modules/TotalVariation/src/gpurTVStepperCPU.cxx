@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // CPU reference of the TV engine: the same discretisation and update formulas
-// as kernels/tv_rof.cl, multithreaded over image rows.
+// as kernels/tv_rof.cl (the stencils of gpurFiniteDifference.h, term for term,
+// so the iterates are those of the OpenCL kernels to rounding), multithreaded
+// over image rows. The x loops have no per-voxel branches: the first and last
+// columns are peeled, the boundary rows and planes read a row of zeros or
+// take a compile-time variant, so they vectorise.
 #include "gpurFiniteDifference.h"
 #include "gpurTVStepper.h"
 
 #include <algorithm>
 #include <cmath>
+#include <mutex>
+#include <utility>
 #include <vector>
 
 namespace gpur
@@ -34,6 +40,7 @@ public:
     , m_Px(m_State.Data(kTVP, 0))
     , m_Py(m_State.Data(kTVP, 1))
     , m_Pz(layout.fields[kTVP].components > 2 ? m_State.Data(kTVP, 2) : nullptr)
+    , m_Zeros(grid.size[0], Real(0))
   {
   }
 
@@ -46,7 +53,10 @@ public:
   void
   Advance(const TVStep & step) override
   {
-    AdvanceTV(*this, step);
+    if (!step.primalFirst && step.dualUsesBar && m_Bar != nullptr)
+      FusedChambollePock(step);
+    else
+      AdvanceTV(*this, step);
   }
 
   void
@@ -54,38 +64,24 @@ public:
   {
     const Real * v = step.dualUsesBar ? m_Bar : m_U;
     const Real sigma = static_cast<Real>(step.sigma);
-    ForEachVoxel(
-      [&](std::size_t x, std::size_t y, std::size_t z, std::size_t i)
-      {
-        const auto g = ForwardGradient(v, m_Geometry, x, y, z, i);
-        const Real qx = m_Px[i] + sigma * g[0];
-        const Real qy = m_Py[i] + sigma * g[1];
-        const Real qz = m_Pz == nullptr ? Real(0) : m_Pz[i] + sigma * g[2];
-        const Real n = std::max(Real(1), std::sqrt(qx * qx + qy * qy + qz * qz));
-        m_Px[i] = qx / n;
-        m_Py[i] = qy / n;
-        if (m_Pz != nullptr)
-          m_Pz[i] = qz / n;
-      });
+    m_ParallelFor(m_Rows,
+                  [&](std::size_t r0, std::size_t r1)
+                  {
+                    for (std::size_t r = r0; r < r1; ++r)
+                      DualRow(v, sigma, r);
+                  });
   }
 
   void
   Primal(const TVStep & step)
   {
     const TVPrimalCoefficients<Real> plain(step);
-    const Real theta = static_cast<Real>(step.theta);
-    const bool writeBar = m_Bar != nullptr;
-    ForEachVoxel(
-      [&](std::size_t x, std::size_t y, std::size_t z, std::size_t i)
-      {
-        const Real d = BackwardDivergence(m_Px, m_Py, m_Pz, m_Geometry, x, y, z, i);
-        const auto k = m_W ? TVPrimalCoefficients<Real>::Weighted(plain, step, m_W[i]) : plain;
-        const Real old = m_U[i];
-        const Real next = old + k.b * (m_F[i] - old) + k.c * d;
-        m_U[i] = next;
-        if (writeBar)
-          m_Bar[i] = next + theta * (next - old);
-      });
+    m_ParallelFor(m_Rows,
+                  [&](std::size_t r0, std::size_t r1)
+                  {
+                    for (std::size_t r = r0; r < r1; ++r)
+                      PrimalRow(step, plain, r);
+                  });
   }
 
   TVEnergySums
@@ -135,22 +131,231 @@ public:
   }
 
 private:
-  template<typename F>
+  /**
+   * One Chambolle-Pock iteration (dual, then primal) in one sweep over memory:
+   * row r gets its dual update, then at once its primal update, which needs
+   * the new p of rows r, r - 1 and r - nx ny only (done) and overwrites ubar
+   * of row r, which no later dual reads (the dual of row r reads ubar of rows
+   * r, r + 1 and r + nx ny). Between threads, the rows whose dual reads the
+   * next chunk's ubar (the last row, in 3D the last plane, of each chunk) get
+   * their dual update first, in a pass of their own; then every chunk sweeps
+   * its rows. Each voxel's arithmetic is that of Dual() then Primal(), so the
+   * iterates are the same bit for bit.
+   * Memory traffic per voxel and iteration, neighbouring rows (2D) or planes
+   * (3D) being reused from cache: reads ubar, p, u, f and writes p, u, ubar,
+   * i.e. 9 floats (36 bytes) in 2D and 11 (44 bytes) in 3D, against 11 and 14
+   * for the dual and primal passes one after the other. ubar cannot be left
+   * out of memory: recomputing it needs the previous u, as many bytes.
+   */
   void
-  ForEachVoxel(F && body)
+  FusedChambollePock(const TVStep & step)
   {
-    m_ParallelFor(m_Rows,
-                  [&](std::size_t r0, std::size_t r1)
+    const Real sigma = static_cast<Real>(step.sigma);
+    const TVPrimalCoefficients<Real> plain(step);
+    // Rows that a dual update reaches ahead and a primal update behind.
+    const std::size_t reach = m_Pz != nullptr ? m_Geometry.ny : 1;
+    const std::size_t blocks = m_Rows / reach;
+    std::vector<std::pair<std::size_t, std::size_t>> chunks;
+    std::mutex chunksMutex;
+    m_ParallelFor(blocks,
+                  [&](std::size_t b0, std::size_t b1)
                   {
-                    for (std::size_t r = r0; r < r1; ++r)
                     {
-                      const std::size_t y = r % m_Geometry.ny, z = r / m_Geometry.ny;
-                      for (std::size_t x = 0, i = r * m_Geometry.nx; x < m_Geometry.nx; ++x, ++i)
+                      const std::lock_guard<std::mutex> lock(chunksMutex);
+                      chunks.emplace_back(b0 * reach, b1 * reach);
+                    }
+                    for (std::size_t r = b1 * reach - reach; r < b1 * reach; ++r)
+                      DualRow(m_Bar, sigma, r);
+                  });
+    m_ParallelFor(chunks.size(),
+                  [&](std::size_t c0, std::size_t c1)
+                  {
+                    for (std::size_t c = c0; c < c1; ++c)
+                    {
+                      const std::size_t r0 = chunks[c].first, r1 = chunks[c].second;
+                      for (std::size_t r = r0; r + reach < r1; ++r)
                       {
-                        body(x, y, z, i);
+                        DualRow(m_Bar, sigma, r);
+                        PrimalRow(step, plain, r);
                       }
+                      for (std::size_t r = r1 - reach; r < r1; ++r)
+                        PrimalRow(step, plain, r);
                     }
                   });
+  }
+
+  /** Dual update of row r (y = r mod ny, z = r div ny) from v = ubar or u. */
+  void
+  DualRow(const Real * v, Real sigma, std::size_t r) const
+  {
+    const auto & g = m_Geometry;
+    const std::size_t y = r % g.ny, z = r / g.ny, i = r * g.nx;
+    const bool gradY = y + 1 < g.ny, gradZ = z + 1 < g.nz;
+    if (m_Pz == nullptr)
+    {
+      if (gradY)
+        DualLine<false, true, false>(v + i, m_Px + i, m_Py + i, nullptr, sigma);
+      else
+        DualLine<false, false, false>(v + i, m_Px + i, m_Py + i, nullptr, sigma);
+    }
+    else if (gradZ)
+    {
+      if (gradY)
+        DualLine<true, true, true>(v + i, m_Px + i, m_Py + i, m_Pz + i, sigma);
+      else
+        DualLine<true, false, true>(v + i, m_Px + i, m_Py + i, m_Pz + i, sigma);
+    }
+    else if (gradY)
+      DualLine<true, true, false>(v + i, m_Px + i, m_Py + i, m_Pz + i, sigma);
+    else
+      DualLine<true, false, false>(v + i, m_Px + i, m_Py + i, m_Pz + i, sigma);
+  }
+
+  /** p <- proj(p + sigma grad v) along one row; the last column has no x difference. */
+  template<bool HasZ, bool GradY, bool GradZ>
+  void
+  DualLine(const Real * v, Real * px, Real * py, Real * pz, Real sigma) const
+  {
+    const auto & g = m_Geometry;
+    DualSpan<HasZ, true, GradY, GradZ>(g.nx - 1, v, px, py, pz, sigma);
+    const std::size_t l = g.nx - 1;
+    DualSpan<HasZ, false, GradY, GradZ>(1, v + l, px + l, py + l, HasZ ? pz + l : nullptr, sigma);
+  }
+
+  template<bool HasZ, bool GradX, bool GradY, bool GradZ>
+  void
+  DualSpan(std::size_t n,
+           const Real * __restrict v,
+           Real * __restrict px,
+           Real * __restrict py,
+           Real * __restrict pz,
+           Real sigma) const
+  {
+    const std::size_t sy = m_Geometry.sy, sz = m_Geometry.sz;
+    const Real ihx = m_Geometry.ihx, ihy = m_Geometry.ihy, ihz = m_Geometry.ihz;
+    for (std::size_t x = 0; x < n; ++x)
+    {
+      const Real c = v[x];
+      const Real gx = GradX ? (v[x + 1] - c) * ihx : Real(0);
+      const Real gy = GradY ? (v[x + sy] - c) * ihy : Real(0);
+      const Real qx = px[x] + sigma * gx;
+      const Real qy = py[x] + sigma * gy;
+      if constexpr (HasZ)
+      {
+        const Real gz = GradZ ? (v[x + sz] - c) * ihz : Real(0);
+        const Real qz = pz[x] + sigma * gz;
+        const Real m = std::max(Real(1), std::sqrt(qx * qx + qy * qy + qz * qz));
+        px[x] = qx / m;
+        py[x] = qy / m;
+        pz[x] = qz / m;
+      }
+      else
+      {
+        // qz = 0 adds nothing to the norm.
+        const Real m = std::max(Real(1), std::sqrt(qx * qx + qy * qy));
+        px[x] = qx / m;
+        py[x] = qy / m;
+      }
+    }
+  }
+
+  /** Primal update of row r (and ubar when the method has it). */
+  void
+  PrimalRow(const TVStep & step, const TVPrimalCoefficients<Real> & plain, std::size_t r) const
+  {
+    const bool bar = m_Bar != nullptr, weighted = m_W != nullptr;
+    if (m_Pz == nullptr)
+    {
+      if (weighted)
+        bar ? PrimalLine<false, true, true>(step, plain, r) : PrimalLine<false, true, false>(step, plain, r);
+      else
+        bar ? PrimalLine<false, false, true>(step, plain, r) : PrimalLine<false, false, false>(step, plain, r);
+    }
+    else if (weighted)
+      bar ? PrimalLine<true, true, true>(step, plain, r) : PrimalLine<true, true, false>(step, plain, r);
+    else
+      bar ? PrimalLine<true, false, true>(step, plain, r) : PrimalLine<true, false, false>(step, plain, r);
+  }
+
+  /**
+   * The backward divergence along a row as differences of two rows per axis:
+   * p of this and of the previous row (plane), m_Zeros where the stencil has
+   * no term (first or last row, plane or column), and px shifted by one.
+   */
+  template<bool HasZ, bool Weighted, bool WriteBar>
+  void
+  PrimalLine(const TVStep & step, const TVPrimalCoefficients<Real> & plain, std::size_t r) const
+  {
+    const auto & g = m_Geometry;
+    const std::size_t y = r % g.ny, z = r / g.ny, i = r * g.nx, nx = g.nx;
+    const Real * zero = m_Zeros.data();
+    const Real * pyC = y + 1 < g.ny ? m_Py + i : zero;
+    const Real * pyP = y > 0 ? m_Py + i - g.sy : zero;
+    const Real * pzC = zero;
+    const Real * pzP = zero;
+    if constexpr (HasZ)
+    {
+      pzC = z + 1 < g.nz ? m_Pz + i : zero;
+      pzP = z > 0 ? m_Pz + i - g.sz : zero;
+    }
+    const auto span = [&](std::size_t x0, std::size_t n, const Real * pxC, const Real * pxP)
+    {
+      PrimalSpan<HasZ, Weighted, WriteBar>(step,
+                                           plain,
+                                           n,
+                                           pxC,
+                                           pxP,
+                                           pyC + x0,
+                                           pyP + x0,
+                                           pzC + x0,
+                                           pzP + x0,
+                                           m_F + i + x0,
+                                           Weighted ? m_W + i + x0 : nullptr,
+                                           m_U + i + x0,
+                                           WriteBar ? m_Bar + i + x0 : nullptr);
+    };
+    const Real * px = m_Px + i;
+    if (nx == 1)
+    {
+      span(0, 1, zero, zero);
+      return;
+    }
+    span(0, 1, px, zero);
+    span(1, nx - 2, px + 1, px);
+    span(nx - 1, 1, zero, px + nx - 2);
+  }
+
+  template<bool HasZ, bool Weighted, bool WriteBar>
+  void
+  PrimalSpan(const TVStep & step,
+             const TVPrimalCoefficients<Real> & plain,
+             std::size_t n,
+             const Real * __restrict pxC,
+             const Real * __restrict pxP,
+             const Real * __restrict pyC,
+             const Real * __restrict pyP,
+             const Real * __restrict pzC,
+             const Real * __restrict pzP,
+             const Real * __restrict f,
+             const Real * __restrict w,
+             Real * __restrict u,
+             Real * __restrict ubar) const
+  {
+    const Real ihx = m_Geometry.ihx, ihy = m_Geometry.ihy, ihz = m_Geometry.ihz;
+    const Real theta = static_cast<Real>(step.theta);
+    for (std::size_t x = 0; x < n; ++x)
+    {
+      Real d = (pxC[x] - pxP[x]) * ihx;
+      d += (pyC[x] - pyP[x]) * ihy;
+      if constexpr (HasZ)
+        d += (pzC[x] - pzP[x]) * ihz;
+      const auto k = Weighted ? TVPrimalCoefficients<Real>::Weighted(plain, step, w[x]) : plain;
+      const Real old = u[x];
+      const Real next = old + k.b * (f[x] - old) + k.c * d;
+      u[x] = next;
+      if constexpr (WriteBar)
+        ubar[x] = next + theta * (next - old);
+    }
   }
 
   const std::vector<const Real *> m_Inputs;
@@ -161,6 +366,7 @@ private:
   ParallelForFunction m_ParallelFor;
   HostFieldStorage<Real> m_State;
   Real *m_U, *m_Bar, *m_Px, *m_Py, *m_Pz; ///< in m_State; ubar and p_z may be null
+  const std::vector<Real> m_Zeros;        ///< a row of zeros: the divergence's missing terms
 };
 
 } // namespace
