@@ -132,7 +132,8 @@ public:
 
 private:
   /**
-   * One Chambolle-Pock iteration (dual, then primal) in one sweep over memory:
+   * One Chambolle-Pock iteration ([Chambolle2011, Alg. 1 and 2]: dual, then
+   * primal and extrapolation) in one sweep over memory:
    * row r gets its dual update, then at once its primal update, which needs
    * the new p of rows r, r - 1 and r - nx ny only (done) and overwrites ubar
    * of row r, which no later dual reads (the dual of row r reads ubar of rows
