@@ -327,7 +327,11 @@ public:
   /** The radix q of the reduction. */
   unsigned
   Radix() const;
-  /** Number of PSCR levels k = floor(log_q n_d) + 1 of a reduced axis (d >= 1). */
+  /**
+   * Number of PSCR levels k = floor(log_q n_d) + 1 of a reduced axis (d >= 1):
+   * of PSCR's reduction of the whole operator, on the fast-transform path too
+   * (which runs none of it; Path() says which ran).
+   */
   unsigned
   Levels(unsigned axis) const;
   /** True when the operator has a null vector (see above). */
@@ -348,13 +352,18 @@ public:
   ComputesInDouble() const;
   /**
    * Tridiagonal solves along x per PSCR solve (e.g. 279 for q = 4, n_y = 63 in
-   * 2D); a solve with k refinement steps runs 1 + k times as many.
+   * 2D); a solve with k refinement steps runs 1 + k times as many. Like
+   * Levels(), it counts PSCR's reduction of the whole operator whichever path
+   * runs: the cost the fast-transform path (Path()) avoids.
    */
   std::size_t
   TridiagonalSolveCount() const;
   /**
    * Wall time of the constructor: mostly the eigenproblems; on OpenCL also the
-   * upload and, the first time in the process, the kernel build.
+   * upload and, the first time in the process, the kernel build. The
+   * fast-transform path solves no eigenproblem (its eigenvalues are in closed
+   * form; a remainder of two axes has its own small plan): there it is mostly
+   * FFTW's planning, instant once FFTW has wisdom for the grid.
    */
   double
   SetupSeconds() const;

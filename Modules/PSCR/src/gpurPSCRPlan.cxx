@@ -94,6 +94,7 @@ BuildAxis(const AxisFactors<Scalar> & axis,
           unsigned q,
           const ParallelForFunction & loop,
           EigenvectorAccuracy accuracy,
+          PlanContent content,
           std::vector<Precise<Scalar>> & topValues)
 {
   using P = Precise<Scalar>;
@@ -155,6 +156,8 @@ BuildAxis(const AxisFactors<Scalar> & axis,
     blockTask.push_back(std::move(taskOfBlock));
   }
 
+  if (content == PlanContent::Structure)
+    return plan; // the tables only; the caller finds the axis' eigenvalues (AxisEigenvalues)
   const AxisFactors<P> precise = CastAxis<P>(axis);
   auto solve = [&](EigenTask<P> & task, const ParallelForFunction & inner)
   {
@@ -201,6 +204,24 @@ BuildAxis(const AxisFactors<Scalar> & axis,
   // The top level is one block, the whole axis: its eigenvalues are the axis'.
   topValues = tasks[blockTask.back().front()].result.values;
   return plan;
+}
+
+// The eigenvalues of an axis' pencil (A, M), in any order: in closed form on
+// the axes of the fast transforms (gpurPSCRFastTransforms.h; the general
+// pencil solver takes 0.11 s for an axis of 2047 on 2 cores, more than the
+// rest of a fast-transform setup once FFTW has wisdom).
+template<typename Scalar>
+std::vector<Precise<Scalar>>
+AxisEigenvalues(const AxisFactors<Scalar> & axis, const ParallelForFunction & loop)
+{
+  if constexpr (!IsComplex<Scalar>::value)
+  {
+    const TrigAxis trig = DetectTrigAxis(CastAxis<double>(axis));
+    if (trig.kind != TrigTransformKind::None)
+      return trig.eigenvalues;
+  }
+  const AxisFactors<Precise<Scalar>> precise = CastAxis<Precise<Scalar>>(axis);
+  return TridiagonalPencilEigenvalues(precise.A, precise.M, loop);
 }
 
 // Solves per right-hand side: reduction at levels 1..k-1, back substitution at 1..k.
@@ -363,7 +384,8 @@ PSCRPlan<Scalar>
 BuildPSCRPlan(const SeparableOperator<Scalar> & op,
               const PSCROptions & options,
               const ParallelForFunction & loop,
-              double dataEpsilon)
+              double dataEpsilon,
+              PlanContent content)
 {
   using P = Precise<Scalar>;
   options.Validate();
@@ -378,6 +400,7 @@ BuildPSCRPlan(const SeparableOperator<Scalar> & op,
   plan.axes = op.axes;
   plan.shift = op.shift;
   plan.radix = options.radix;
+  plan.content = content;
   plan.tridiagonal = options.tridiagonal;
   plan.compatibilityTolerance =
     options.compatibilityTolerance > 0 ? options.compatibilityTolerance : std::sqrt(dataEpsilon);
@@ -392,15 +415,10 @@ BuildPSCRPlan(const SeparableOperator<Scalar> & op,
   {
     try
     {
-      if (d == 0)
-      {
-        const AxisFactors<P> x = CastAxis<P>(op.axes[0]);
-        spectra[0] = TridiagonalPencilEigenvalues(x.A, x.M, loop);
-      }
-      else
-      {
-        plan.reduced[d] = BuildAxis(op.axes[d], options.radix, loop, accuracy, spectra[d]);
-      }
+      if (d > 0)
+        plan.reduced[d] = BuildAxis(op.axes[d], options.radix, loop, accuracy, content, spectra[d]);
+      if (d == 0 || content == PlanContent::Structure)
+        spectra[d] = AxisEigenvalues(op.axes[d], loop);
     }
     catch (const InvalidArgument & e)
     {
@@ -451,7 +469,7 @@ BuildPSCRPlan(const SeparableOperator<Scalar> & op,
 
 #define GPUR_INSTANTIATE_PSCR_PLAN(T)                                                                                  \
   template PSCRPlan<T> BuildPSCRPlan<T>(                                                                               \
-    const SeparableOperator<T> &, const PSCROptions &, const ParallelForFunction &, double);
+    const SeparableOperator<T> &, const PSCROptions &, const ParallelForFunction &, double, PlanContent);
 
 GPUR_INSTANTIATE_PSCR_PLAN(float)
 GPUR_INSTANTIATE_PSCR_PLAN(double)

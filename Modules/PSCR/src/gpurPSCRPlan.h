@@ -62,6 +62,21 @@ struct PSCRAxisPlan
   std::size_t nullIndex = std::numeric_limits<std::size_t>::max();
 };
 
+/** What BuildPSCRPlan computes of the reduced axes. */
+enum class PlanContent
+{
+  /** Everything a PSCR solve needs: the block eigenvalues and eigenvector entries of every level. */
+  Full,
+  /**
+   * The level and block tables (Levels(), TridiagonalSolveCount()) and each
+   * axis' own eigenvalues (the singularity and well-posedness checks), but no
+   * block eigenproblems: the plan of an operator whose solves take the
+   * fast-transform path, which never reads them (PSCRAxisPlan::values and
+   * vectors stay empty; such a plan cannot run PSCR).
+   */
+  Structure
+};
+
 template<typename Scalar>
 struct PSCRPlan
 {
@@ -80,6 +95,8 @@ struct PSCRPlan
   std::size_t tridiagonalSolves = 0;
   /** Most refinement steps per solve (PSCROptions::refinementSteps resolved). */
   unsigned refinementSteps = 0;
+  /** Whether the reduced axes have their block eigenpairs (only then can PSCR run on this plan). */
+  PlanContent content = PlanContent::Full;
   /** Real and positive (semi)definite: every partial solve as well conditioned as A (see gpurPSCRSolver.h). */
   bool wellPosed = true;
   /**
@@ -154,6 +171,7 @@ CastPlan(const PSCRPlan<From> & from)
   to.tridiagonalSolves = from.tridiagonalSolves;
   to.refinementSteps = from.refinementSteps;
   to.wellPosed = from.wellPosed;
+  to.content = from.content;
   return to;
 }
 
@@ -168,7 +186,8 @@ PSCRPlan<Scalar>
 BuildPSCRPlan(const SeparableOperator<Scalar> & op,
               const PSCROptions & options,
               const ParallelForFunction & loop,
-              double dataEpsilon = std::numeric_limits<RealType<Scalar>>::epsilon());
+              double dataEpsilon = std::numeric_limits<RealType<Scalar>>::epsilon(),
+              PlanContent content = PlanContent::Full);
 
 } // namespace gpur
 

@@ -420,6 +420,8 @@ SolveOnCPU(const PSCRPlan<Scalar> & plan, Scalar * u, const ParallelForFunction 
   }
   if (!fast)
   {
+    if (plan.content != PlanContent::Full)
+      throw Error("PSCR: internal error, a plan built for the fast transforms (no block eigenpairs) ran PSCR");
     Scratch<Scalar> scratch(plan.axes.size());
     CPUExecution<Scalar>(plan).Axis(
       static_cast<unsigned>(plan.axes.size() - 1), plan.shift, u, plan.singular, scratch, &loop);
@@ -473,6 +475,15 @@ MakeRemainder(std::shared_ptr<const PSCRPlan<Scalar>> sub)
         static_cast<unsigned>(sub->axes.size() - 1), shift, x, singularPath, *scratch, nullptr);
     };
   };
+}
+
+// Whether some axis of the operator is one the fast transforms diagonalise.
+bool
+HasTrigAxis(const SeparableOperator<double> & op)
+{
+  return std::any_of(op.axes.begin(),
+                     op.axes.end(),
+                     [](const AxisFactors<double> & a) { return DetectTrigAxis(a).kind != TrigTransformKind::None; });
 }
 
 // The fast-transform solver of an operator (real, CPU backend), or null when no
@@ -737,6 +748,29 @@ struct PSCRSolver<Scalar>::Solvers
   std::shared_ptr<PSCRDeviceSolver<WideT>> wideOnDevice;
   std::mutex wideMutex;
   std::string path = "PSCR";
+  /**
+   * Float solvers on the fast-transform path: the double transforms of their
+   * solves in double, made by WidePlan() when such a solve first runs (FFTW
+   * plans a grid's transforms in up to about a second without wisdom, and
+   * most float solves never need double).
+   */
+  std::function<std::shared_ptr<const FastTransformSolver<WideT>>()> makeWideFast;
+  std::once_flag wideFastOnce;
+
+  const PSCRPlan<WideT> &
+  WidePlan()
+  {
+    std::call_once(wideFastOnce,
+                   [this]
+                   {
+                     if (!makeWideFast)
+                       return;
+                     auto withFast = std::make_shared<PSCRPlan<WideT>>(*wide);
+                     withFast->fast = makeWideFast();
+                     wide = std::move(withFast);
+                   });
+    return *wide;
+  }
 
   PSCRDeviceSolver<WideT> &
   WideOnDevice()
@@ -765,7 +799,7 @@ class CPUSolve
 public:
   using WideT = pscr::WideScalar<Scalar>;
 
-  CPUSolve(const Solvers & solvers, const Scalar * f, Scalar * u)
+  CPUSolve(Solvers & solvers, const Scalar * f, Scalar * u)
     : m_S(solvers)
     , m_F(f)
     , m_U(u)
@@ -802,7 +836,7 @@ public:
     const std::vector<WideT> rhs(m_RhsPointer, m_RhsPointer + m_S.plan->Count());
     std::vector<WideT> u = rhs;
     const pscr::RefinementOutcome out =
-      RefineOnCPU<Scalar>(*m_S.wide, m_S.gram, rhs.data(), u.data(), settings, m_S.loop);
+      RefineOnCPU<Scalar>(m_S.WidePlan(), m_S.gram, rhs.data(), u.data(), settings, m_S.loop);
     std::transform(u.begin(), u.end(), m_U, [](const WideT & v) { return static_cast<Scalar>(v); });
     return out;
   }
@@ -825,7 +859,7 @@ private:
     pscr::ForEachRange(&m_S.loop, count, [&](std::size_t b, std::size_t e) { std::copy(from + b, from + e, to + b); });
   }
 
-  const Solvers & m_S;
+  Solvers & m_S;
   const Scalar * m_F;
   Scalar * m_U;
   std::vector<Scalar> m_Rhs;
@@ -848,26 +882,52 @@ PSCRSolver<Scalar>::PSCRSolver(const SeparableOperator<Scalar> & op, const PSCRO
   m_Backend = ResolveBackend(options.execution, true, MakeAutoProbe(op, options, s.loop));
   // The eigenproblems are solved in double either way: the plan in double
   // first, and a float solver's own plan is its rounded copy.
-  PSCRPlan<WideT> widePlan =
-    BuildPSCRPlan(CastOperator<WideT>(op), options, s.loop, std::numeric_limits<RealType<Scalar>>::epsilon());
-  PSCRPlan<Scalar> plan;
-  if constexpr (Solvers::kNarrow)
-    plan = CastPlan<Scalar>(widePlan);
+  auto build = [&](PlanContent content)
+  {
+    return BuildPSCRPlan(
+      CastOperator<WideT>(op), options, s.loop, std::numeric_limits<RealType<Scalar>>::epsilon(), content);
+  };
   // The fast transforms, for real operators on the CPU backend: the solver's
-  // own path and, for float data, the one of its solves in double.
+  // own path and, for float data, the one of its solves in double. Their
+  // solves never read the plan's block eigenpairs (a remainder of two axes
+  // has its own plan), so the plan is then built without them; should the
+  // path be refused (singular with c != 0), the full plan follows.
+  PSCRPlan<WideT> widePlan;
+  PSCRPlan<Scalar> plan;
+  bool fast = false;
   if constexpr (!IsComplex<Scalar>::value)
   {
     if (options.fastTransforms && m_Backend.backend == Backend::CPU)
     {
       const SeparableOperator<double> real = CastOperator<double>(op);
-      widePlan.fast = MakeFastTransforms<WideT>(real, options, widePlan.singular, s.loop);
-      if (widePlan.fast)
+      if (HasTrigAxis(real))
       {
-        s.path = widePlan.fast->Description();
-        if constexpr (Solvers::kNarrow)
-          plan.fast = MakeFastTransforms<Scalar>(real, options, plan.singular, s.loop);
+        widePlan = build(PlanContent::Structure);
+        auto own = MakeFastTransforms<Scalar>(real, options, widePlan.singular, s.loop);
+        fast = own != nullptr;
+        if (fast)
+        {
+          s.path = own->Description();
+          if constexpr (Solvers::kNarrow)
+          {
+            plan = CastPlan<Scalar>(widePlan);
+            plan.fast = std::move(own);
+            s.makeWideFast = [real, options, singular = widePlan.singular, loop = s.loop]
+            { return MakeFastTransforms<WideT>(real, options, singular, loop); };
+          }
+          else
+          {
+            widePlan.fast = std::move(own);
+          }
+        }
       }
     }
+  }
+  if (!fast)
+  {
+    widePlan = build(PlanContent::Full);
+    if constexpr (Solvers::kNarrow)
+      plan = CastPlan<Scalar>(widePlan);
   }
   s.wide = std::make_shared<const PSCRPlan<WideT>>(std::move(widePlan));
   if constexpr (Solvers::kNarrow)
@@ -878,6 +938,8 @@ PSCRSolver<Scalar>::PSCRSolver(const SeparableOperator<Scalar> & op, const PSCRO
   s.settings.maxSteps = s.plan->refinementSteps;
   s.settings.tolerance = options.residualTolerance;
   s.settings.precision = options.precision;
+  if (Solvers::kNarrow && options.precision == PSCRPrecision::Double)
+    s.WidePlan(); // every solve runs in double: its transforms planned now
   if (m_Backend.backend == Backend::OpenCL)
   {
     m_Backend.devices = { m_Backend.device }; // one device runs the solves

@@ -240,6 +240,79 @@ TEST(PSCRFastTransforms, SingularNeumannAsPSCR)
   EXPECT_EQ(shifted.Path(), "PSCR");
 }
 
+// The fast path's constructor builds the reduction's tables but none of its
+// block eigenproblems (PlanContent::Structure): what the solver reports of the
+// operator and of PSCR's reduction is the same as with fastTransforms off, and
+// an operator the path then refuses (singular with c != 0) gets the full plan.
+TEST(PSCRFastTransforms, SetupWithoutEigenpairsReportsAsPSCR)
+{
+  const std::vector<SeparableOperator<double>> ops{
+    { { Uniform(45, 0.7, D), Uniform(33, 1.1, D) }, 0.0 },
+    { { Uniform(45, 0.7, N), Uniform(33, 1.1, N) }, 0.0 },
+    { { Uniform(45, 0.7, N), Uniform(33, 1.1, D) }, -3.0 },
+    { { NonUniform(12, 8), Uniform(9, 0.5, D), Uniform(14, 2.0, N) }, 0.1 },
+    { { Uniform(12, 1.0, D), Uniform(9, 0.5, N), Uniform(14, 2.0, D) }, 0.0 },
+  };
+  for (std::size_t k = 0; k < ops.size(); ++k)
+  {
+    const PSCRSolver<double> fast(ops[k], Options(true)), pscr(ops[k], Options(false));
+    ASSERT_NE(fast.Path(), "PSCR") << "case " << k;
+    EXPECT_EQ(fast.IsSingular(), pscr.IsSingular()) << "case " << k;
+    EXPECT_EQ(fast.IsWellPosed(), pscr.IsWellPosed()) << "case " << k;
+    EXPECT_EQ(fast.RefinementSteps(), pscr.RefinementSteps()) << "case " << k;
+    EXPECT_EQ(fast.TridiagonalSolveCount(), pscr.TridiagonalSolveCount()) << "case " << k;
+    for (unsigned d = 1; d < fast.Dimension(); ++d)
+      EXPECT_EQ(fast.Levels(d), pscr.Levels(d)) << "case " << k << " axis " << d;
+  }
+  EXPECT_TRUE(PSCRSolver<double>(ops[1], Options(true)).IsSingular());
+  EXPECT_FALSE(PSCRSolver<double>(ops[2], Options(true)).IsWellPosed());
+  // Singular with c = -(lambda_x,min + lambda_y,min) on two transform axes:
+  // the fast path is refused after the light plan, and PSCR solves it.
+  const AxisFactors<double> x = Uniform(17, 1.0, D), y = Uniform(11, 0.5, D);
+  const double lx = gpur::TridiagonalPencilEigenvalues(x.A, x.M).front();
+  const double ly = gpur::TridiagonalPencilEigenvalues(y.A, y.M).front();
+  const SeparableOperator<double> op{ { x, y }, -(lx + ly) };
+  for (const bool fastTransforms : { true, false })
+  {
+    const PSCRSolver<double> solver(op, Options(fastTransforms));
+    EXPECT_TRUE(solver.IsSingular());
+    EXPECT_EQ(solver.Path(), "PSCR");
+    const std::vector<double> f = RandomVector<double>(op.Count(), 31);
+    std::vector<double> u(f.size());
+    const PSCRSolveReport report = solver.Solve(f.data(), u.data());
+    EXPECT_LE(report.relativeResidual, report.residualTarget);
+  }
+}
+
+// A float solver plans the double transforms of its solves in double when one
+// first runs (PSCRPrecision::Automatic falling short) or in its constructor
+// (PSCRPrecision::Double); either way the double solve takes the fast path.
+TEST(PSCRFastTransforms, FloatSolvesInDoubleTakeTheFastPath)
+{
+  const SeparableOperator<double> op{ { Uniform(40, 0.5, D), Uniform(29, 1.0, N) }, 0.0 };
+  const std::vector<double> f = RandomVector<double>(op.Count(), 41);
+  std::vector<double> exact(f.size());
+  PSCRSolver<double>(op, Options(false)).Solve(f.data(), exact.data());
+  const SeparableOperator<float> opf = gpur::CastOperator<float>(op);
+  const std::vector<float> ff(f.begin(), f.end());
+  const PSCRSolveReport own =
+    PSCRSolver<float>(opf, Options(true)).Solve(ff.data(), std::vector<float>(f.size()).data());
+  PSCROptions automatic = Options(true), always = Options(true);
+  automatic.refinementSteps = 0; // a target the float solve misses: 1.5 x the floor
+  automatic.residualTolerance = 1.5 * own.roundingFloor;
+  always.precision = gpur::PSCRPrecision::Double;
+  for (const PSCROptions & options : { automatic, always })
+  {
+    const PSCRSolver<float> solver(opf, options);
+    std::vector<float> u(f.size());
+    const PSCRSolveReport report = solver.Solve(ff.data(), u.data());
+    EXPECT_TRUE(report.computedInDouble);
+    EXPECT_EQ(report.path, "fast transforms (x: DST-I, y: DCT-II)");
+    EXPECT_LE(report.relativeResidual, report.residualTarget);
+    EXPECT_LE(RelativeDifference(u, exact), 1e-6);
+  }
+}
+
 // In place (f == u), on arrays without FFTW's alignment, and from two threads.
 TEST(PSCRFastTransforms, AliasingUnalignedArraysAndThreads)
 {
