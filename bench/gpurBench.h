@@ -72,8 +72,21 @@ using RunSeconds = std::function<double(unsigned iterations)>;
 struct IterationTiming
 {
   unsigned iterations = 0;        ///< N of the t(2N) - t(N) difference
-  double secondsPerIteration = 0; ///< (t(2N) - t(N)) / N
+  double secondsPerIteration = 0; ///< (t(2N) - t(N)) / N, or t(2N) / 2N when not differenced
   double fixedSeconds = 0;        ///< t(N) - N * secondsPerIteration: set-up, upload, download (>= 0)
+  bool differenced = true;        ///< false: t(2N) / 2N, set-up included (OnUntimed::TotalTime)
+};
+
+/**
+ * What TimeIterations does when 2N iterations timed no slower than N, which
+ * other processes cause on a busy machine at small sizes: Throw (benchmarks
+ * proper: a figure must be a difference), or TotalTime (--quick smoke runs:
+ * t(2N) / 2N, an upper bound that includes set-up, flagged as not differenced).
+ */
+enum class OnUntimed
+{
+  Throw,
+  TotalTime
 };
 
 /**
@@ -83,10 +96,16 @@ struct IterationTiming
  * allocations, thread start-up), N starts at `start` and, unless `fixed` > 0
  * sets it, doubles until the difference reaches minSeconds, so that fast
  * devices are timed over enough work to hide noise and launch jitter.
- * Throws gpur::Error when 2N iterations were not slower than N.
+ * When 2N iterations were not slower than N: throws gpur::Error, or with
+ * OnUntimed::TotalTime returns t(2N) / 2N with `differenced` false.
  */
 IterationTiming
-TimeIterations(const RunSeconds & run, unsigned start, unsigned fixed, double minSeconds, const std::string & what);
+TimeIterations(const RunSeconds & run,
+               unsigned start,
+               unsigned fixed,
+               double minSeconds,
+               const std::string & what,
+               OnUntimed onUntimed = OnUntimed::Throw);
 
 std::vector<std::string>
 SplitCommas(const std::string & text);

@@ -314,7 +314,15 @@ BestSecondsPerIteration(const gpur::bench::RunSeconds & run,
 {
   double best = std::numeric_limits<double>::infinity();
   for (int repeat = 0; repeat < (o.quick ? 1 : 3); ++repeat)
-    best = std::min(best, gpur::bench::TimeIterations(run, start, 0, o.quick ? 0.05 : 0.25, what).secondsPerIteration);
+    best =
+      std::min(best,
+               gpur::bench::TimeIterations(run,
+                                           start,
+                                           0,
+                                           o.quick ? 0.05 : 0.25,
+                                           what,
+                                           o.quick ? gpur::bench::OnUntimed::TotalTime : gpur::bench::OnUntimed::Throw)
+                 .secondsPerIteration);
   return best;
 }
 

@@ -84,6 +84,12 @@ struct Options
   {
     return quick ? 0.02 : 0.5;
   }
+  /** --quick smoke runs report t(2N) / 2N rather than fail when noise makes 2N no slower than N. */
+  gpur::bench::OnUntimed
+  Untimed() const
+  {
+    return quick ? gpur::bench::OnUntimed::TotalTime : gpur::bench::OnUntimed::Throw;
+  }
   std::uint64_t
   CopyBytes() const
   {
@@ -251,6 +257,7 @@ struct ThroughputRow
   std::string skipped;           ///< why it did not run; empty when measured
   unsigned iterations = 0;
   double secondsPerIteration = 0, copyGbps = 0;
+  bool differenced = true; ///< false: --quick fell back to t(2N) / 2N (gpur::bench::OnUntimed)
 
   double
   VoxelUpdatesPerSecond() const
@@ -429,9 +436,11 @@ RunThroughput(const Options & o, const std::vector<Target> & targets)
             4,
             o.iterations,
             o.MinSeconds(),
-            std::string(Name(m)) + " " + std::to_string(edge) + "^3 on " + t.name);
+            std::string(Name(m)) + " " + std::to_string(edge) + "^3 on " + t.name,
+            o.Untimed());
           r.iterations = timing.iterations;
           r.secondsPerIteration = timing.secondsPerIteration;
+          r.differenced = timing.differenced;
         }
         rows.push_back(r);
       }
@@ -614,7 +623,8 @@ MeasureBudget(const Options & o, const Target & target, const Problem & p)
                                   8,
                                   0,
                                   o.MinSeconds(),
-                                  std::string(Name(m)) + " on " + target.name);
+                                  std::string(Name(m)) + " on " + target.name,
+                                  o.Untimed());
   }
   const auto & spdu = q.timing[Method::SPDU];
   q.budgetSeconds = spdu.fixedSeconds + q.budgetIterations * spdu.secondsPerIteration;
@@ -859,6 +869,7 @@ WriteJson(std::ofstream & out,
     if (r.skipped.empty())
       out << ", \"devicesUsed\": " << r.devicesUsed << ", \"streamRegions\": " << r.streamRegions
           << ", \"iterations\": " << r.iterations << ", \"secondsPerIteration\": " << r.secondsPerIteration
+          << ", \"differenced\": " << (r.differenced ? "true" : "false")
           << ", \"voxelUpdatesPerSecond\": " << r.VoxelUpdatesPerSecond() << ", \"GBps\": " << r.Gbps()
           << ", \"copyGBps\": " << r.copyGbps << ", \"bandwidthFraction\": " << r.Gbps() / r.copyGbps << " }";
     else

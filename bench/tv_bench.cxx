@@ -3,10 +3,14 @@
 // (AcceleratedChambollePock, float) on the CPU reference and on each OpenCL
 // device, and the memory bandwidth that implies as a fraction of the copy
 // bandwidth measured in the same run; then, per case, what Backend::Auto
-// chooses on this machine and the two speeds it measured. Prints a table and
-// writes JSON.
+// chooses on this machine and the two speeds it measured. Each row also gives
+// the bound copy bandwidth / TVMinimalBytesPerVoxel (the fewest bytes an
+// iteration must move) in Mvox*it/s and the fraction of it reached. With
+// --half, each OpenCL device runs again with half-precision duals, and a
+// line per case gives their objective excess over float duals. Prints a
+// table and writes JSON.
 //
-//   tv_bench [--sizes 2d,3d,2d:N,3d:N] [--iterations N] [--devices SELECTION] [--json out.json] [--quick]
+//   tv_bench [--sizes 2d,3d,2d:N,3d:N] [--iterations N] [--devices SELECTION] [--json out.json] [--quick] [--half]
 #include "gpurAutoBackend.h"
 #include "gpurBench.h"
 #include "gpurCommandLine.h"
@@ -36,6 +40,7 @@ struct Options
   std::string devices;     // empty: every OpenCL device
   std::string json = "tv_bench.json";
   bool quick = false;
+  bool half = false; // also half-precision duals on each OpenCL device
 };
 
 struct Case
@@ -49,9 +54,12 @@ struct Case
 struct Row
 {
   std::string case_, target;
+  std::string dualStorage = "float32";
   std::size_t voxels = 0;
   unsigned dimension = 0, iterations = 0;
   double secondsPerIteration = 0, bytesPerIteration = 0, copyGbps = 0;
+  double minimalBytesPerVoxel = 0; ///< gpur::TVMinimalBytesPerVoxel of the run
+  bool differenced = true;         ///< false: --quick fell back to t(2N) / 2N (gpur::bench::OnUntimed)
 
   double
   IterationsPerSecond() const
@@ -73,6 +81,32 @@ struct Row
   {
     return Gbps() / copyGbps;
   }
+  /** The speed at which the fewest bytes an iteration must move take the copy bandwidth. */
+  double
+  BoundMvoxPerSecond() const
+  {
+    return copyGbps * 1e9 / minimalBytesPerVoxel / 1e6;
+  }
+  double
+  BoundFraction() const
+  {
+    return MvoxPerSecond() / BoundMvoxPerSecond();
+  }
+};
+
+/**
+ * Half-precision duals against float duals on one device for a case, at the
+ * default gap tolerance: iterations and convergence of each, and the relative
+ * objective excess (P_half - P_float) / P_float at the float run's iteration
+ * count.
+ */
+struct HalfAccuracy
+{
+  std::string case_, target;
+  double tolerance = 0;
+  unsigned floatIterations = 0, halfIterations = 0;
+  bool floatConverged = false, halfConverged = false;
+  double floatGap = 0, halfGap = 0, objectiveExcess = 0;
 };
 
 /** What Backend::Auto chose for a case and the speeds its probe measured (0: not measured). */
@@ -97,6 +131,14 @@ FloatsPerVoxelPerIteration(unsigned dimension)
   const unsigned dual = 1 + 2 * dimension;
   const unsigned primal = 4 + dimension;
   return dual + primal;
+}
+
+/** gpur::TVMinimalBytesPerVoxel of the benchmarked method (float, no weights). */
+std::size_t
+MinimalBytes(unsigned dimension, bool half)
+{
+  return gpur::TVMinimalBytesPerVoxel(
+    gpur::TVAlgorithm::AcceleratedChambollePock, dimension, false, sizeof(float), half);
 }
 
 /** The edge length of a --sizes case: 2d, 3d (the defaults), 2d:N or 3d:N (N >= 2). */
@@ -137,6 +179,10 @@ ParseOptions(int argc, char * argv[], Options & o)
     "--devices", "SELECTION", "OpenCL devices (see itkgpurestoration-devices); default all; none.", o.devices);
   parser.AddString("--json", "FILE", "Where to write the JSON results.", o.json);
   parser.AddSwitch("--quick", "Small sizes (512^2, 64^3) for smoke tests.", o.quick);
+  parser.AddSwitch("--half",
+                   "Also run each OpenCL device with half-precision duals, and compare their objective with "
+                   "float duals at the default gap tolerance.",
+                   o.half);
   if (!parser.Parse(argc, argv, std::cout, 0, 0))
     return false;
   o.sizes = gpur::bench::SplitCommas(sizes);
@@ -174,11 +220,18 @@ MakeTargets(const Options & o)
   return targets;
 }
 
+bool
+IsDevice(const Target & t)
+{
+  return !t.devices.empty();
+}
+
 /** Wall time of one DenoiseTV call running exactly `iterations` (no gap checks). */
 double
-SolveSeconds(const Case & c, const Target & t, unsigned iterations, std::vector<float> & u)
+SolveSeconds(const Case & c, const Target & t, unsigned iterations, bool half, std::vector<float> & u)
 {
   gpur::TVParameters parameters;
+  parameters.halfPrecisionDual = half;
   parameters.maxIterations = iterations;
   parameters.gapCheckInterval = 0;
   parameters.gapTolerance = 0.0;
@@ -191,25 +244,73 @@ SolveSeconds(const Case & c, const Target & t, unsigned iterations, std::vector<
 
 /** Per-iteration time of DenoiseTV by t(2N) - t(N) (see gpur::bench::TimeIterations). */
 Row
-Measure(const Case & c, const Target & t, unsigned fixedIterations, double minSeconds)
+Measure(const Case & c, const Target & t, const Options & o, bool half)
 {
   std::vector<float> u(c.f.size());
   const gpur::bench::IterationTiming timing =
-    gpur::bench::TimeIterations([&](unsigned iterations) { return SolveSeconds(c, t, iterations, u); },
+    gpur::bench::TimeIterations([&](unsigned iterations) { return SolveSeconds(c, t, iterations, half, u); },
                                 c.defaultIterations,
-                                fixedIterations,
-                                minSeconds,
-                                c.name + " on " + t.name);
+                                o.iterations,
+                                o.quick ? 0.05 : 0.5,
+                                c.name + " on " + t.name + (half ? " (half p)" : ""),
+                                o.quick ? gpur::bench::OnUntimed::TotalTime : gpur::bench::OnUntimed::Throw);
   Row r;
   r.case_ = c.name;
   r.target = t.name;
+  r.dualStorage = half ? "float16" : "float32";
+  r.minimalBytesPerVoxel = double(gpur::TVMinimalBytesPerVoxel(
+    gpur::TVAlgorithm::AcceleratedChambollePock, c.grid.dimension, false, sizeof(float), half));
   r.voxels = c.grid.Count();
   r.dimension = c.grid.dimension;
   r.iterations = timing.iterations;
   r.secondsPerIteration = timing.secondsPerIteration;
+  r.differenced = timing.differenced;
   r.bytesPerIteration = double(FloatsPerVoxelPerIteration(r.dimension)) * sizeof(float) * r.voxels;
   r.copyGbps = t.copy.gbps;
   return r;
+}
+
+/** A run of the default method at the default tolerance (gapTolerance 0: exactly maxIterations). */
+gpur::TVReport
+SolveReport(const Case & c, const Target & t, bool half, double tolerance, unsigned maxIterations)
+{
+  gpur::TVParameters parameters;
+  parameters.halfPrecisionDual = half;
+  parameters.gapTolerance = tolerance;
+  parameters.maxIterations = maxIterations;
+  std::vector<float> u(c.f.size());
+  return gpur::DenoiseTV(c.f.data(), u.data(), c.grid, parameters, t.execution);
+}
+
+HalfAccuracy
+CompareHalf(const Case & c, const Target & t)
+{
+  HalfAccuracy a;
+  a.case_ = c.name;
+  a.target = t.name;
+  a.tolerance = gpur::TVParameters().gapTolerance;
+  const unsigned budget = gpur::TVParameters().maxIterations;
+  const gpur::TVReport full = SolveReport(c, t, false, a.tolerance, budget);
+  const gpur::TVReport half = SolveReport(c, t, true, a.tolerance, budget);
+  a.floatIterations = full.iterations;
+  a.halfIterations = half.iterations;
+  a.floatConverged = full.converged;
+  a.halfConverged = half.converged;
+  a.floatGap = full.relativeGap;
+  a.halfGap = half.relativeGap;
+  const gpur::TVReport same = SolveReport(c, t, true, 0.0, full.iterations);
+  a.objectiveExcess = (same.primal - full.primal) / full.primal;
+  return a;
+}
+
+void
+PrintHalfAccuracy(const std::vector<HalfAccuracy> & rows)
+{
+  for (const HalfAccuracy & a : rows)
+    std::cout << "half p on " << a.target << ", " << a.case_ << ", tolerance " << a.tolerance << ": float "
+              << a.floatIterations << " iterations (gap " << a.floatGap << (a.floatConverged ? ", converged" : "")
+              << "), half " << a.halfIterations << " (gap " << a.halfGap << (a.halfConverged ? ", converged" : "")
+              << "); objective excess at " << a.floatIterations << " iterations " << a.objectiveExcess << "\n";
 }
 
 /**
@@ -253,20 +354,39 @@ PrintAutoChoices(const std::vector<AutoChoice> & choices)
 void
 PrintTable(const std::vector<Row> & rows)
 {
-  std::vector<std::vector<std::string>> table{
-    { "case", "backend/device", "iterations", "s/iter", "it/s", "Mvox/s", "GB/s", "copy GB/s", "fraction" }
-  };
+  std::vector<std::vector<std::string>> table{ { "case",
+                                                 "backend/device",
+                                                 "p",
+                                                 "iterations",
+                                                 "s/iter",
+                                                 "it/s",
+                                                 "Mvox/s",
+                                                 "GB/s",
+                                                 "copy GB/s",
+                                                 "fraction",
+                                                 "bound Mvox/s",
+                                                 "of bound" } };
   for (const auto & r : rows)
     table.push_back({ r.case_,
                       r.target,
+                      r.dualStorage,
                       std::to_string(r.iterations),
-                      Format(r.secondsPerIteration, 3, true),
+                      Format(r.secondsPerIteration, 3, true) + (r.differenced ? "" : " *"),
                       Format(r.IterationsPerSecond(), 2),
                       Format(r.MvoxPerSecond(), 1),
                       Format(r.Gbps(), 2),
                       Format(r.copyGbps, 2),
-                      Format(r.Fraction(), 3) });
+                      Format(r.Fraction(), 3),
+                      Format(r.BoundMvoxPerSecond(), 1),
+                      Format(r.BoundFraction(), 3) });
   gpur::bench::PrintTable(std::cout, table, 2);
+  for (const auto & r : rows)
+    if (!r.differenced)
+    {
+      std::cout << "* t(2N) / 2N with set-up included: 2N iterations timed no slower than N (--quick on a busy "
+                   "machine)\n";
+      break;
+    }
 }
 
 /** Writes the JSON report to `out`, opened at start-up so that a bad path fails before the runs. */
@@ -275,19 +395,26 @@ WriteJson(std::ofstream & out,
           const Options & o,
           const std::vector<Target> & targets,
           const std::vector<Row> & rows,
-          const std::vector<AutoChoice> & choices)
+          const std::vector<AutoChoice> & choices,
+          const std::vector<HalfAccuracy> & halves)
 {
   out << std::setprecision(6);
   out << "{\n  \"benchmark\": \"tv_bench\",\n  \"algorithm\": "
       << JsonString(gpur::ToString(gpur::TVAlgorithm::AcceleratedChambollePock)) << ",\n  \"real\": \"float\",\n"
       << "  \"quick\": " << (o.quick ? "true" : "false") << ",\n"
-      << "  \"timing\": \"seconds per iteration = (t(2N) - t(N)) / N of DenoiseTV wall times, gap checks off\",\n"
+      << "  \"timing\": \"seconds per iteration = (t(2N) - t(N)) / N of DenoiseTV wall times, gap checks off; "
+         "differenced false: --quick found 2N no slower than N and reports t(2N) / 2N\",\n"
       << "  \"model\": {\n    \"description\": \"floats per voxel per iteration, each array read or written once per "
          "kernel: dual reads ubar and reads+writes each p component, primal reads f, u and each p component and "
          "writes u and ubar\",\n"
       << "    \"bytesPerFloat\": " << sizeof(float)
       << ",\n    \"floatsPerVoxelPerIteration\": { \"2\": " << FloatsPerVoxelPerIteration(2)
-      << ", \"3\": " << FloatsPerVoxelPerIteration(3) << " }\n  },\n";
+      << ", \"3\": " << FloatsPerVoxelPerIteration(3) << " }\n  },\n"
+      << "  \"minimalModel\": {\n    \"description\": \"gpur::TVMinimalBytesPerVoxel: u and each p component read and "
+         "written once, f read once per iteration; boundMvoxPerSecond = copy bandwidth / minimalBytesPerVoxel\",\n"
+      << "    \"bytesPerVoxel\": { \"2\": " << MinimalBytes(2, false) << ", \"3\": " << MinimalBytes(3, false)
+      << " },\n    \"bytesPerVoxelHalfDual\": { \"2\": " << MinimalBytes(2, true)
+      << ", \"3\": " << MinimalBytes(3, true) << " }\n  },\n";
   gpur::bench::WriteTargetsJson(out, targets);
   out << ",\n  \"results\": [";
   for (std::size_t i = 0; i < rows.size(); ++i)
@@ -296,9 +423,14 @@ WriteJson(std::ofstream & out,
     out << (i ? "," : "") << "\n    { \"case\": " << JsonString(r.case_) << ", \"backend\": " << JsonString(r.target)
         << ", \"dimension\": " << r.dimension << ", \"voxels\": " << r.voxels << ", \"iterations\": " << r.iterations
         << ", \"secondsPerIteration\": " << r.secondsPerIteration
+        << ", \"differenced\": " << (r.differenced ? "true" : "false")
         << ", \"iterationsPerSecond\": " << r.IterationsPerSecond() << ", \"mvoxPerSecond\": " << r.MvoxPerSecond()
         << ", \"bytesPerIteration\": " << r.bytesPerIteration << ", \"GBps\": " << r.Gbps()
-        << ", \"copyGBps\": " << r.copyGbps << ", \"bandwidthFraction\": " << r.Fraction() << " }";
+        << ", \"copyGBps\": " << r.copyGbps << ", \"bandwidthFraction\": " << r.Fraction()
+        << ", \"dualStorage\": " << JsonString(r.dualStorage)
+        << ", \"minimalBytesPerVoxel\": " << r.minimalBytesPerVoxel
+        << ", \"boundMvoxPerSecond\": " << r.BoundMvoxPerSecond() << ", \"boundFraction\": " << r.BoundFraction()
+        << " }";
   }
   out << "\n  ],\n  \"auto\": [";
   for (std::size_t i = 0; i < choices.size(); ++i)
@@ -307,6 +439,17 @@ WriteJson(std::ofstream & out,
     out << (i ? "," : "") << "\n    { \"case\": " << JsonString(a.case_) << ", \"chose\": " << JsonString(a.backend)
         << ", \"reason\": " << JsonString(a.reason) << ", \"cpuMvoxPerSecond\": " << a.cpuMvoxPerSecond
         << ", \"openclMvoxPerSecond\": " << a.openclMvoxPerSecond << " }";
+  }
+  out << "\n  ],\n  \"halfDual\": [";
+  for (std::size_t i = 0; i < halves.size(); ++i)
+  {
+    const HalfAccuracy & h = halves[i];
+    out << (i ? "," : "") << "\n    { \"case\": " << JsonString(h.case_) << ", \"backend\": " << JsonString(h.target)
+        << ", \"tolerance\": " << h.tolerance << ", \"floatIterations\": " << h.floatIterations
+        << ", \"floatConverged\": " << (h.floatConverged ? "true" : "false") << ", \"floatGap\": " << h.floatGap
+        << ", \"halfIterations\": " << h.halfIterations
+        << ", \"halfConverged\": " << (h.halfConverged ? "true" : "false") << ", \"halfGap\": " << h.halfGap
+        << ", \"objectiveExcess\": " << h.objectiveExcess << " }";
   }
   out << "\n  ]\n}\n";
   out.close();
@@ -330,18 +473,33 @@ main(int argc, char * argv[])
     for (const auto & d : gpur::ListDevices())
       std::cout << "device " << d.Describe() << "\n";
     std::cout << "model: floats per voxel per iteration: 2D " << FloatsPerVoxelPerIteration(2) << ", 3D "
-              << FloatsPerVoxelPerIteration(3) << " (x " << sizeof(float) << " bytes)\n";
+              << FloatsPerVoxelPerIteration(3) << " (x " << sizeof(float) << " bytes)\n"
+              << "minimal bytes per voxel per iteration (gpur::TVMinimalBytesPerVoxel): 2D " << MinimalBytes(2, false)
+              << ", 3D " << MinimalBytes(3, false) << "; half p: 2D " << MinimalBytes(2, true) << ", 3D "
+              << MinimalBytes(3, true) << "\n";
 
     const std::vector<Case> cases = MakeCases(o);
     const std::vector<Target> targets = MakeTargets(o);
-    const double minSeconds = o.quick ? 0.05 : 0.5;
     std::vector<Row> rows;
     for (const auto & c : cases)
       for (const auto & t : targets)
       {
         std::cerr << "tv_bench: " << c.name << " on " << t.name << "...\n";
-        rows.push_back(Measure(c, t, o.iterations, minSeconds));
+        rows.push_back(Measure(c, t, o, false));
+        if (o.half && IsDevice(t))
+        {
+          std::cerr << "tv_bench: " << c.name << " on " << t.name << " with half-precision duals...\n";
+          rows.push_back(Measure(c, t, o, true));
+        }
       }
+    std::vector<HalfAccuracy> halves;
+    for (const auto & c : cases)
+      for (const auto & t : targets)
+        if (o.half && IsDevice(t))
+        {
+          std::cerr << "tv_bench: " << c.name << " on " << t.name << ": half against float duals to the tolerance...\n";
+          halves.push_back(CompareHalf(c, t));
+        }
     std::vector<AutoChoice> choices;
     for (const auto & c : cases)
       choices.push_back(ChooseAuto(c));
@@ -349,7 +507,8 @@ main(int argc, char * argv[])
     PrintTable(rows);
     std::cout << "\n";
     PrintAutoChoices(choices);
-    WriteJson(json, o, targets, rows, choices);
+    PrintHalfAccuracy(halves);
+    WriteJson(json, o, targets, rows, choices, halves);
     std::cout << "\nwrote " << o.json << "\n";
     return 0;
   }

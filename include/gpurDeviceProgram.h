@@ -60,6 +60,19 @@ public:
           const Grid & grid,
           const ImageRange & range,
           const Step & step) = 0;
+  /**
+   * Completes whatever Advance left in a program's own working form, so that
+   * the fields hold the state of the layout. The steppers call it before they
+   * read or write the fields (Load, Store, a streamed region's download); a
+   * program whose Advance leaves the fields as they are keeps the default.
+   */
+  virtual void
+  Settle(const cl::CommandQueue & /*queue*/,
+         const DeviceFields<Real> & /*fields*/,
+         const Grid & /*grid*/,
+         const ImageRange & /*range*/)
+  {
+  }
   /** The partial sums of z-slices [z0, z1) into fields.Partials(). */
   virtual void
   Measure(const cl::CommandQueue & queue,
@@ -155,6 +168,7 @@ public:
   void
   Load(const HostFields<const Real> & host, std::size_t firstSlice, std::size_t slices) override
   {
+    m_Program->Settle(Queue(), *m_Fields, this->GetGrid(), m_Range);
     ForEachFieldPart(this->Layout(),
                      this->GetGrid(),
                      host,
@@ -167,6 +181,7 @@ public:
   void
   Store(const HostFields<Real> & host, std::size_t firstSlice, std::size_t slices) override
   {
+    m_Program->Settle(Queue(), *m_Fields, this->GetGrid(), m_Range);
     ForEachFieldPart(this->Layout(),
                      this->GetGrid(),
                      host,

@@ -60,6 +60,12 @@ struct FieldLayout
   std::size_t elementSize = sizeof(float); ///< bytes per value: sizeof(float) or sizeof(double)
   std::size_t stencilRadius = 1;           ///< z-slices one step moves information (see above)
   bool decomposable = false;               ///< the run may be split into z-parts (see above)
+  /**
+   * Grid-sized arrays of elementSize that a device program holds beyond the
+   * fields (ping-pong copies, a working form of the state), for the device
+   * memory plans; 0 for a program that holds the fields only.
+   */
+  std::size_t deviceWorkVolumes = 0;
 
   /**
    * Halo slices that keep a part's interior exact for `steps` steps without
@@ -73,11 +79,12 @@ struct FieldLayout
     return stencilRadius * (steps + 1);
   }
 
-  /** Arrays of Grid::Count() elements a whole-grid copy of every present field takes. */
+  /** Arrays of Grid::Count() elements a whole-grid copy of every present field takes on a device (with its work
+   * arrays). */
   std::size_t
   Volumes() const
   {
-    std::size_t n = 0;
+    std::size_t n = deviceWorkVolumes;
     for (const Field & f : fields)
       n += f.components;
     return n;

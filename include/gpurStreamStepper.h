@@ -246,6 +246,7 @@ private:
       compute.enqueueBarrierWithWaitList(&after);
       for (const Step & step : m_Steps)
         m_Program->Advance(compute, slot, region.grid, region.range, step);
+      m_Program->Settle(compute, slot, region.grid, region.range);
       if (sums)
       {
         const std::size_t z0 = std::max(e0, region.z0), z1 = std::max(z0, std::min(e1, region.z1));

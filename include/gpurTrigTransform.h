@@ -47,9 +47,10 @@ InverseTrigTransform(TrigTransformKind kind);
 /**
  * A planned in-place transform of one array of shape (n_0, n_1[, n_2]), x
  * (axis 0) fastest, with kinds[d] along axis d. Planned with FFTW_MEASURE for
- * arrays with FFTW's alignment, within about a second of trial transforms
- * (instantly when FFTW already has wisdom for the problem), and with
- * FFTW_ESTIMATE for other arrays.
+ * arrays with FFTW's alignment and for arrays 16 bytes past it (where malloc,
+ * std::vector and NumPy put large arrays), within about a second of trial
+ * transforms each (instantly when FFTW already has wisdom for the problem),
+ * and with FFTW_ESTIMATE for other arrays.
  * Uses FFTW's threads (all cores) where the library has them, as
  * gpur::FFTPlan does. Execute may run from several threads at once.
  */

@@ -97,10 +97,15 @@ struct Fftw;
     {                                                                                                                  \
       P##_free(p);                                                                                                     \
     }                                                                                                                  \
+    static int                                                                                                         \
+    AlignmentOf(const void * p)                                                                                        \
+    {                                                                                                                  \
+      return P##_alignment_of(static_cast<T *>(const_cast<void *>(p)));                                                \
+    }                                                                                                                  \
     static bool                                                                                                        \
     Aligned(const void * p)                                                                                            \
     {                                                                                                                  \
-      return P##_alignment_of(static_cast<T *>(const_cast<void *>(p))) == 0;                                           \
+      return AlignmentOf(p) == 0;                                                                                      \
     }                                                                                                                  \
     static void                                                                                                        \
     UseThreads(std::size_t points)                                                                                     \

@@ -128,8 +128,8 @@ set_tests_properties(itkgpurestoration-tv-dicom-data itkgpurestoration-tv-dicom-
   itkgpurestoration-tv-dicom-run-mha itkgpurestoration-tv-dicom-series itkgpurestoration-tv-fails-no-dicom
   PROPERTIES LABELS "cli;dicom")
 
-# (4b) --device-memory-limit: a 96^3 phantom (21 MiB of accelerated-CP state) with
-# a 17 MiB limit streams through host memory in 5 z-regions and gives exactly the
+# (4b) --device-memory-limit: a 96^3 phantom (32 MiB of accelerated-CP state on a
+# device: f, u twice, p twice) with a 25 MiB limit streams through host memory in 5 z-regions and gives exactly the
 # in-memory result (OpenCL, which the test machines have through PoCL: the limit is a device budget).
 set(cli_stream_dir "${cli_tv_dir}/stream")
 file(MAKE_DIRECTORY "${cli_stream_dir}")
@@ -137,7 +137,7 @@ set(cli_stream_options --lambda 8 --iterations 12 --tolerance 0 --backend opencl
 add_test(NAME itkgpurestoration-tv-stream-data
   COMMAND $<TARGET_FILE:gpurTestData> phantom 96 0.1 3 "${cli_stream_dir}/truth.mha" "${cli_stream_dir}/noisy.mha")
 add_test(NAME itkgpurestoration-tv-stream-run-limited
-  COMMAND $<TARGET_FILE:itkgpurestoration-tv> ${cli_stream_options} --device-memory-limit 17
+  COMMAND $<TARGET_FILE:itkgpurestoration-tv> ${cli_stream_options} --device-memory-limit 25
     "${cli_stream_dir}/noisy.mha" "${cli_stream_dir}/limited.mha")
 set_tests_properties(itkgpurestoration-tv-stream-run-limited PROPERTIES
   PASS_REGULAR_EXPRESSION "streamed through host memory in 5 z-regions")

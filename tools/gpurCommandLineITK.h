@@ -171,6 +171,14 @@ StreamNote(const TFilter * filter)
   return regions > 0 ? ", streamed through host memory in " + std::to_string(regions) + " z-regions" : std::string();
 }
 
+/** ", dual p stored as <type>" for the summary line of a TV filter run with half-precision duals asked, else "". */
+template<typename TFilter>
+std::string
+DualStorageNote(const TFilter * filter)
+{
+  return filter->GetHalfPrecisionDual() ? ", dual p stored as " + filter->GetReport().dualStorage : std::string();
+}
+
 /**
  * " (automatic: <noise>discrepancy target T[ calibrated], N converged solves, largest gap G)" for the
  * summary line of a TV filter whose lambda the discrepancy principle chose (noise: what the tool says

@@ -1,6 +1,22 @@
 # SPDX-License-Identifier: Apache-2.0
+import importlib.util
+from pathlib import Path
+
 import numpy as np
 import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+
+
+def load_bench_script(name):
+    """bench/<name>.py as a module; the test is skipped where the package is tested outside the repository."""
+    path = BENCH / f"{name}.py"
+    if not path.exists():
+        pytest.skip(f"bench/{name}.py not found (the package is tested outside the repository)")
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def phantom(shape, sigma=0.15, seed=0, dtype=np.float64):

@@ -1,24 +1,17 @@
 # SPDX-License-Identifier: Apache-2.0
 """bench/flow_compare.py's ITK side on an image written here the way flow_bench --save writes it."""
 
-import importlib.util
 import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-COMPARE = Path(__file__).resolve().parents[2] / "bench" / "flow_compare.py"
+from conftest import load_bench_script
 
 
 def load_compare():
-    if not COMPARE.exists():
-        pytest.skip("bench/flow_compare.py not found (the package is tested outside the repository)")
-    spec = importlib.util.spec_from_file_location("flow_compare", COMPARE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_bench_script("flow_compare")
 
 
 def test_itk_schedule_lands_on_the_time_within_the_stability_limit():

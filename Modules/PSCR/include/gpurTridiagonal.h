@@ -222,6 +222,25 @@ SolveShiftedTridiagonalUnchecked(const SymmetricTridiagonal<T> & A,
                                  const TridiagonalOptions & options,
                                  std::vector<TridiagonalWork<T>> & workspace);
 
+/**
+ * SolveShiftedTridiagonalUnchecked for `count` systems of the same A and M
+ * and their own shifts, x[k] solved in place with shifts[k] (the partial
+ * solves of one PSCR level). With the Thomas algorithm the systems run
+ * interleaved, a few at a time, with each system's arithmetic exactly that of
+ * SolveShiftedTridiagonalUnchecked (same results, bit for bit): Thomas' recurrence is a chain of dependent
+ * divisions, and independent chains side by side fill the pipeline and SIMD
+ * lanes that one chain leaves idle. Other algorithms solve them one by one.
+ */
+template<typename T>
+void
+SolveShiftedTridiagonalGroupUnchecked(const SymmetricTridiagonal<T> & A,
+                                      const SymmetricTridiagonal<T> & M,
+                                      const T * shifts,
+                                      std::size_t count,
+                                      T * const * x,
+                                      const TridiagonalOptions & options,
+                                      std::vector<TridiagonalWork<T>> & workspace);
+
 } // namespace gpur
 
 #endif

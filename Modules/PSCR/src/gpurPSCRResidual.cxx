@@ -151,6 +151,142 @@ ResidualRows(const PSCRPlan<Scalar> & plan,
   acc[2] = sums[2];
 }
 
+// Whether every axis' mass factor is diagonal (finite differences, lumped
+// finite elements: every operator of the fast-transform path).
+template<typename Scalar>
+bool
+DiagonalMass(const PSCRPlan<Scalar> & plan)
+{
+  return std::all_of(plan.axes.begin(),
+                     plan.axes.end(),
+                     [](const AxisFactors<Scalar> & a)
+                     {
+                       return std::all_of(a.M.offDiagonal.begin(),
+                                          a.M.offDiagonal.end(),
+                                          [](const Scalar & v) { return v == Scalar(0); });
+                     });
+}
+
+// ResidualRows for a real operator whose mass factors are diagonal: the
+// stencil has five (2D) or seven (3D) points. Of ForEachStencilRow's terms
+// (a neighbouring row's P (M_x u) + Q (A_x u)) only the row's own has a Q,
+// the four (two) rows beside it in y and z have P = (their A entry) x (the
+// other axis' mass) and M_x u = m_x u, and the diagonal ones none. The
+// general stencil spends two 3-point sums on each of nine (three) rows; this
+// evaluates the same terms in the same order with the exact zeros left out,
+// so it rounds as the general stencil and the OpenCL kernel
+// (pscr_residual_sums) do, whose residuals the tests compare; it is one
+// branch-free pass per row with the sums.
+template<bool Store, bool ThreeD, typename Scalar, typename Final>
+void
+DiagonalMassResidualRows(const PSCRPlan<Scalar> & plan,
+                         const std::vector<std::vector<ColumnGram>> & gram,
+                         const Scalar * rhs,
+                         const Scalar * u,
+                         Scalar * r,
+                         std::size_t r0,
+                         std::size_t r1,
+                         double * acc)
+{
+  const AxisFactors<Scalar> &ax = plan.axes[0], &ay = plan.axes[1];
+  const AxisFactors<Scalar> * az = ThreeD ? &plan.axes[2] : nullptr;
+  const std::size_t nx = ax.Size(), ny = ay.Size(), nz = az ? az->Size() : 1;
+  const double c = static_cast<double>(plan.shift);
+  // The x factors in double, the ends' missing neighbours as zero
+  // coefficients, and the floor's x column terms (ColumnNorm2 of a real
+  // operator: Re sm only).
+  std::vector<double> xf(7 * nx);
+  double *mx = xf.data(), *al = mx + nx, *ac = al + nx, *ar = ac + nx, *xss = ar + nx, *xmm = xss + nx, *xsm = xmm + nx;
+  for (std::size_t x = 0; x < nx; ++x)
+  {
+    mx[x] = static_cast<double>(ax.M.diagonal[x]);
+    ac[x] = static_cast<double>(ax.A.diagonal[x]);
+    al[x] = x > 0 ? static_cast<double>(ax.A.offDiagonal[x - 1]) : 0.0;
+    ar[x] = x + 1 < nx ? static_cast<double>(ax.A.offDiagonal[x]) : 0.0;
+    xss[x] = gram[0][x].ss;
+    xmm[x] = gram[0][x].mm;
+    xsm[x] = gram[0][x].sm.real();
+  }
+  const ColumnGram absent;
+  constexpr std::size_t kLanes = 4;
+  double residual2[kLanes] = {}, rhs2[kLanes] = {}, floor2[kLanes] = {};
+  for (std::size_t row = r0; row < r1; ++row)
+  {
+    const std::size_t y = row % ny, z = row / ny;
+    const double my = static_cast<double>(ay.M.diagonal[y]), ayc = static_cast<double>(ay.A.diagonal[y]);
+    const double mz = az ? static_cast<double>(az->M.diagonal[z]) : 1.0;
+    const double azc = az ? static_cast<double>(az->A.diagonal[z]) : 0.0;
+    // This row's coefficients as ForEachStencilRow forms them (alpha = c, beta = 1).
+    const double P = c * mz * my + (azc * my + mz * ayc), Q = mz * my;
+    // The neighbouring rows in its order (z - 1, y - 1 | y + 1, z + 1); an
+    // absent one adds an exact zero (this row, coefficient 0).
+    const Scalar * uc = u + row * nx;
+    const Scalar * nb[4] = { uc, uc, uc, uc };
+    double pn[4] = { 0, 0, 0, 0 };
+    if (az && z > 0)
+    {
+      nb[0] = uc - nx * ny;
+      pn[0] = static_cast<double>(az->A.offDiagonal[z - 1]) * my;
+    }
+    if (y > 0)
+    {
+      nb[1] = uc - nx;
+      pn[1] = mz * static_cast<double>(ay.A.offDiagonal[y - 1]);
+    }
+    if (y + 1 < ny)
+    {
+      nb[2] = uc + nx;
+      pn[2] = mz * static_cast<double>(ay.A.offDiagonal[y]);
+    }
+    if (az && z + 1 < nz)
+    {
+      nb[3] = uc + nx * ny;
+      pn[3] = static_cast<double>(az->A.offDiagonal[z]) * my;
+    }
+    const ColumnGram & gy = gram[1][y];
+    const ColumnGram & gz = ThreeD ? gram[2][z] : absent;
+    const double ga = gy.mm * gz.mm;
+    const double gb = gy.ss * gz.mm + gy.mm * gz.ss + 2 * gy.sm.real() * gz.sm.real();
+    const double gc = 2 * (gy.sm.real() * gz.mm + gz.sm.real() * gy.mm);
+    const Scalar * f = rhs + row * nx;
+    const Scalar *n0 = nb[0], *n1 = nb[1], *n2 = nb[2], *n3 = nb[3];
+    const double p0 = pn[0], p1 = pn[1], p2 = pn[2], p3 = pn[3];
+    auto voxel = [&](std::size_t x, double left, double right, std::size_t lane)
+    {
+      const double v = static_cast<double>(uc[x]), m = mx[x];
+      double au = p1 * (m * static_cast<double>(n1[x]));
+      if constexpr (ThreeD)
+        au = p0 * (m * static_cast<double>(n0[x])) + au;
+      au += P * (m * v) + Q * (al[x] * left + ac[x] * v + ar[x] * right);
+      au += p2 * (m * static_cast<double>(n2[x]));
+      if constexpr (ThreeD)
+        au += p3 * (m * static_cast<double>(n3[x]));
+      const double fx = static_cast<double>(f[x]);
+      const double res = fx - au;
+      if constexpr (Store)
+        r[row * nx + x] = static_cast<Scalar>(res);
+      residual2[lane] += res * res;
+      rhs2[lane] += fx * fx;
+      floor2[lane] += (xss[x] * ga + xmm[x] * gb + xsm[x] * gc) * RoundingVariance<Final>(uc[x]);
+    };
+    voxel(0, 0.0, nx > 1 ? static_cast<double>(uc[1]) : 0.0, 0);
+    std::size_t x = 1;
+    for (; x + kLanes < nx; x += kLanes)
+      for (std::size_t lane = 0; lane < kLanes; ++lane)
+        voxel(x + lane, static_cast<double>(uc[x + lane - 1]), static_cast<double>(uc[x + lane + 1]), lane);
+    for (; x + 1 < nx; ++x)
+      voxel(x, static_cast<double>(uc[x - 1]), static_cast<double>(uc[x + 1]), 0);
+    if (nx > 1)
+      voxel(nx - 1, static_cast<double>(uc[nx - 2]), 0.0, 0);
+  }
+  for (std::size_t lane = 0; lane < kLanes; ++lane)
+  {
+    acc[0] += residual2[lane];
+    acc[1] += rhs2[lane];
+    acc[2] += floor2[lane];
+  }
+}
+
 } // namespace
 
 template<typename Scalar, typename Final>
@@ -162,12 +298,31 @@ ResidualOnCPU(const PSCRPlan<Scalar> & plan,
               Scalar * r,
               const ParallelForFunction & loop)
 {
+  bool diagonalMass = false;
+  if constexpr (!IsComplex<Scalar>::value)
+    diagonalMass = plan.axes.size() >= 2 && DiagonalMass(plan);
   const std::vector<double> sums =
     ParallelSum(loop,
                 StencilRows(plan.axes.data(), static_cast<unsigned>(plan.axes.size())),
                 3,
                 [&](std::size_t r0, std::size_t r1, double * acc)
                 {
+                  if constexpr (!IsComplex<Scalar>::value)
+                  {
+                    if (diagonalMass)
+                    {
+                      const bool threeD = plan.axes.size() > 2;
+                      if (r != nullptr && threeD)
+                        DiagonalMassResidualRows<true, true, Scalar, Final>(plan, gram, rhs, u, r, r0, r1, acc);
+                      else if (r != nullptr)
+                        DiagonalMassResidualRows<true, false, Scalar, Final>(plan, gram, rhs, u, r, r0, r1, acc);
+                      else if (threeD)
+                        DiagonalMassResidualRows<false, true, Scalar, Final>(plan, gram, rhs, u, r, r0, r1, acc);
+                      else
+                        DiagonalMassResidualRows<false, false, Scalar, Final>(plan, gram, rhs, u, r, r0, r1, acc);
+                      return;
+                    }
+                  }
                   if (r != nullptr)
                     ResidualRows<true, Scalar, Final>(plan, gram, rhs, u, r, r0, r1, acc);
                   else

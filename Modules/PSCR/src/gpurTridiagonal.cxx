@@ -368,6 +368,89 @@ SolveShiftedTridiagonalUnchecked(const SymmetricTridiagonal<T> & A,
   }
 }
 
+namespace
+{
+
+// K systems of SolveShiftedTridiagonalUnchecked's Thomas path side by side:
+// the work arrays hold row i of system k at i * K + k, so the loops over k
+// run on independent recurrences (and vectorise for real data).
+template<std::size_t K, typename T>
+void
+ThomasInterleaved(const SymmetricTridiagonal<T> & A,
+                  const SymmetricTridiagonal<T> & M,
+                  const T * shifts,
+                  T * const * x,
+                  std::vector<TridiagonalWork<T>> & workspace)
+{
+  using W = TridiagonalWork<T>;
+  const std::size_t n = A.Size();
+  if (workspace.size() < 2 * K * n)
+    workspace.resize(2 * K * n);
+  W * cp = workspace.data();
+  W * xw = cp + K * n;
+  W s[K], a[K]{};
+  for (std::size_t k = 0; k < K; ++k)
+  {
+    s[k] = static_cast<W>(shifts[k]);
+    for (std::size_t i = 0; i < n; ++i)
+      xw[i * K + k] = static_cast<W>(x[k][i]);
+  }
+  for (std::size_t i = 0; i < n; ++i)
+  {
+    const W ad = static_cast<W>(A.diagonal[i]), md = static_cast<W>(M.diagonal[i]);
+    const bool upper = i + 1 < n;
+    const W ao = upper ? static_cast<W>(A.offDiagonal[i]) : W(0), mo = upper ? static_cast<W>(M.offDiagonal[i]) : W(0);
+    W * cpi = cp + i * K;
+    W * xi = xw + i * K;
+    for (std::size_t k = 0; k < K; ++k)
+    {
+      const W b = ad + s[k] * md;
+      const W c = upper ? ao + s[k] * mo : W(0);
+      if (i == 0)
+      {
+        cpi[k] = c / b;
+        xi[k] /= b;
+      }
+      else
+      {
+        const W denom = b - a[k] * cpi[k - K];
+        cpi[k] = c / denom;
+        xi[k] = (xi[k] - a[k] * xi[k - K]) / denom;
+      }
+      a[k] = c; // a[i + 1] = c[i]
+    }
+  }
+  for (std::size_t i = n - 1; i-- > 0;)
+    for (std::size_t k = 0; k < K; ++k)
+      xw[i * K + k] -= cp[i * K + k] * xw[(i + 1) * K + k];
+  for (std::size_t k = 0; k < K; ++k)
+    for (std::size_t i = 0; i < n; ++i)
+      x[k][i] = static_cast<T>(xw[i * K + k]);
+}
+
+} // namespace
+
+template<typename T>
+void
+SolveShiftedTridiagonalGroupUnchecked(const SymmetricTridiagonal<T> & A,
+                                      const SymmetricTridiagonal<T> & M,
+                                      const T * shifts,
+                                      std::size_t count,
+                                      T * const * x,
+                                      const TridiagonalOptions & options,
+                                      std::vector<TridiagonalWork<T>> & workspace)
+{
+  // Eight systems side by side: 3D 127^3 PSCR took 28 % less time than one
+  // by one with four, 30 % with eight (SSE2, double).
+  constexpr std::size_t kGroup = 8;
+  std::size_t k = 0;
+  if (options.algorithm == TridiagonalAlgorithm::Thomas)
+    for (; k + kGroup <= count; k += kGroup)
+      ThomasInterleaved<kGroup>(A, M, shifts + k, x + k, workspace);
+  for (; k < count; ++k)
+    SolveShiftedTridiagonalUnchecked(A, M, shifts[k], A.Size(), x[k], options, workspace);
+}
+
 template<typename T>
 void
 SolveTridiagonalBatch(const TridiagonalBatch<T> & batch,
@@ -469,6 +552,13 @@ SolveShiftedTridiagonalBatch(const SymmetricTridiagonal<T> & A,
                                                     T *,                                                               \
                                                     const TridiagonalOptions &,                                        \
                                                     std::vector<TridiagonalWork<T>> &);                                \
+  template void SolveShiftedTridiagonalGroupUnchecked<T>(const SymmetricTridiagonal<T> &,                              \
+                                                         const SymmetricTridiagonal<T> &,                              \
+                                                         const T *,                                                    \
+                                                         std::size_t,                                                  \
+                                                         T * const *,                                                  \
+                                                         const TridiagonalOptions &,                                   \
+                                                         std::vector<TridiagonalWork<T>> &);                           \
   template void SolveTridiagonalBatch<T>(                                                                              \
     const TridiagonalBatch<T> &, T *, const TridiagonalOptions &, const ParallelForFunction &);                        \
   template void SolveShiftedTridiagonalBatch<T>(const SymmetricTridiagonal<T> &,                                       \

@@ -12,6 +12,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
 #include <cstdio>
 #include <string>
 #include <thread>
@@ -325,12 +329,50 @@ TEST(PSCRFastTransforms, AliasingUnalignedArraysAndThreads)
   std::copy(f.begin(), f.end(), shifted.begin() + 1);
   solver.Solve(shifted.data() + 1, shifted.data() + 1); // in place, 8 bytes off alignment
   EXPECT_LE(RelativeDifference(std::vector<double>(shifted.begin() + 1, shifted.end()), reference), 1e-15);
+  // 16 bytes off FFTW's alignment (malloc's: its own measured plan) and aligned, f != u.
+  for (const std::size_t offset : { std::size_t(0), std::size_t(2) })
+  {
+    std::vector<double> in(f.size() + 4), out(f.size() + 4);
+    // Doubles from the start of each vector to its first 32-byte boundary, plus offset.
+    auto start = [&](const std::vector<double> & v)
+    { return (4 - reinterpret_cast<std::uintptr_t>(v.data()) % 32 / sizeof(double)) % 4 + offset; };
+    const std::size_t inOffset = start(in), outOffset = start(out);
+    std::copy(f.begin(), f.end(), in.begin() + inOffset);
+    solver.Solve(in.data() + inOffset, out.data() + outOffset);
+    EXPECT_LE(
+      RelativeDifference(std::vector<double>(out.begin() + outOffset, out.begin() + outOffset + f.size()), reference),
+      1e-15)
+      << "offset " << offset;
+  }
   std::vector<double> a(f.size()), b(f.size());
   std::thread other([&] { solver.Solve(f.data(), a.data()); });
   solver.Solve(f.data(), b.data());
   other.join();
   EXPECT_EQ(a, reference);
   EXPECT_EQ(b, reference);
+}
+
+// A non-finite f is named, whether the fast path checks it in its copy of f
+// (f != u), before solving in place, or before its solve in double.
+TEST(PSCRFastTransforms, NonFiniteRightHandSideIsNamed)
+{
+  const SeparableOperator<double> op{ { Uniform(12, 1.0, D), Uniform(9, 1.0, N) }, 0.0 };
+  const std::string message = "right-hand side f holds a non-finite value at index 30";
+  auto expectNamed = [&](const std::function<void()> & solve)
+  { gpur::testing::ExpectError<gpur::InvalidArgument>(solve, message); };
+  std::vector<double> f(op.Count(), 1.0), u(op.Count());
+  f[30] = std::nan("");
+  const PSCRSolver<double> solver(op, Options(true));
+  expectNamed([&] { solver.Solve(f.data(), u.data()); });
+  expectNamed([&] { solver.Solve(f.data(), f.data()); });
+  PSCROptions inDouble = Options(true);
+  inDouble.precision = gpur::PSCRPrecision::Double;
+  std::vector<float> ff(f.begin(), f.end()), uf(f.size());
+  ff[30] = -std::numeric_limits<float>::infinity();
+  expectNamed([&] { PSCRSolver<float>(gpur::CastOperator<float>(op), inDouble).Solve(ff.data(), uf.data()); });
+  // After a refused f, the next solve of a finite one runs as before.
+  f[30] = 1.0;
+  EXPECT_LE(solver.Solve(f.data(), u.data()).relativeResidual, 1e-13);
 }
 
 // The OpenCL backend runs PSCR; its solutions agree with the CPU's fast path.

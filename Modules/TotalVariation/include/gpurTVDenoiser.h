@@ -87,6 +87,15 @@ struct TVParameters
    * but compute more redundant slices. >= 1.
    */
   unsigned exchangeInterval = 8;
+  /**
+   * Store the dual variable p in IEEE half precision (16 bits) on OpenCL
+   * devices, arithmetic staying in float: the iterations move 2d bytes per
+   * voxel less (d = dimension). float images only (double images are
+   * refused); the CPU reference keeps p in float (TVReport::dualStorage
+   * says which storage ran). Off by default: see
+   * docs/benchmarks.md for the objective excess and the speed-up measured.
+   */
+  bool halfPrecisionDual = false;
 
   /** Throws InvalidArgument naming the bad parameter and the allowed range. */
   void
@@ -109,6 +118,8 @@ struct TVReport
    * memory; 0 when it stayed in device memory (or ran on the CPU).
    */
   std::size_t streamRegions = 0;
+  /** How p was stored: "float16" (TVParameters::halfPrecisionDual on OpenCL), else the pixel type's name. */
+  std::string dualStorage;
   /** (iteration, relative gap) at every check, for convergence plots and tests. */
   std::vector<std::pair<unsigned, double>> gapHistory;
   /**
@@ -218,6 +229,26 @@ ContinueTV(const Real * f,
  */
 std::size_t
 TVHalo(unsigned iterations);
+
+/**
+ * The fewest bytes per voxel that one iteration of a ROF primal-dual method
+ * must move between memory and the processor: the state (u and the d = dimension
+ * components of p) read and written once, and the inputs f (and the
+ * data-term weight w when weighted) read once, i.e. 3 + 2d values
+ * (+1 weighted); p at 2 bytes with half-precision duals. The same for
+ * (accelerated) Chambolle-Pock, whose extrapolated ubar is recomputed from
+ * the old and new u instead of stored, and for PDU, whose dual step reads the
+ * new u. float: 28 bytes in 2D, 36 in 3D (weighted 32, 40); double twice
+ * that; half duals 20 and 24. The OpenCL iteration (one fused pass) moves
+ * exactly this between gap checks; tv_bench reports speeds against the copy
+ * bandwidth divided by it.
+ */
+std::size_t
+TVMinimalBytesPerVoxel(TVAlgorithm algorithm,
+                       unsigned dimension,
+                       bool weighted,
+                       std::size_t realSize,
+                       bool halfPrecisionDual = false);
 
 /**
  * Statistical (noise-weighted) TV, the S-PDU model of [Huang2023, eq. (2.5)]:

@@ -224,6 +224,18 @@ public:
   itkGetConstMacro(ExchangeInterval, unsigned int);
   /** @ITKEndGrouping */
   /**
+   * Store the dual variable in IEEE half precision (16 bits) on OpenCL
+   * devices, arithmetic staying in float: fewer bytes per iteration at a small
+   * objective excess (docs/benchmarks.md). Float pixels only (double is
+   * refused); the CPU backend keeps float duals (GetReport().dualStorage says
+   * which ran). Default off.
+   */
+  /** @ITKStartGrouping */
+  itkSetMacro(HalfPrecisionDual, bool);
+  itkGetConstMacro(HalfPrecisionDual, bool);
+  itkBooleanMacro(HalfPrecisionDual);
+  /** @ITKEndGrouping */
+  /**
    * Bytes of memory the filter may use on each OpenCL device; 0 (default):
    * 90 % of the device's memory. A 3D volume whose state does not fit streams
    * through host memory in z-regions padded by ExchangeInterval + 1 slices; the
@@ -379,6 +391,7 @@ private:
   unsigned int m_PDUOffset{ 15 };
   unsigned int m_ExchangeInterval{ 8 };
   SizeValueType m_DeviceMemoryLimit{ 0 };
+  bool m_HalfPrecisionDual{ false };
 
   unsigned int m_NumberOfIterations{ 0 };
   double m_RelativeGap{ 0.0 };

@@ -82,6 +82,7 @@ TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::MakeParameters() 
   p.gapCheckInterval = m_GapCheckInterval;
   p.pduOffset = m_PDUOffset;
   p.exchangeInterval = m_ExchangeInterval;
+  p.halfPrecisionDual = m_HalfPrecisionDual;
   return p;
 }
 
@@ -178,6 +179,8 @@ TotalVariationDenoisingImageFilter<TInputImage, TOutputImage>::PrintSelf(std::os
   os << indent << "ExchangeInterval: " << m_ExchangeInterval << std::endl;
   os << indent << "DeviceMemoryLimit: " << m_DeviceMemoryLimit
      << (m_DeviceMemoryLimit ? " bytes" : " (90 % of the device)") << std::endl;
+  os << indent << "HalfPrecisionDual: " << (m_HalfPrecisionDual ? "On" : "Off") << std::endl;
+  os << indent << "DualStorage: " << m_Report.dualStorage << std::endl;
   os << indent << "StreamRegions: " << m_Report.streamRegions << std::endl;
   os << indent << "SolvedRegion: " << m_SolvedRegion.GetIndex() << " " << m_SolvedRegion.GetSize()
      << (m_StreamedChunk ? " (a streamed chunk: fixed iterations, gap stop off)" : "") << std::endl;

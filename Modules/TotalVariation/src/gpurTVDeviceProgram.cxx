@@ -11,9 +11,10 @@ namespace
 
 /** The device arrays of a TV layout (MakeTVLayout). */
 TVStateLayout
-MakeTVStateLayout(const FieldLayout & fields)
+MakeTVStateLayout(const FieldLayout & fields, bool halfDual)
 {
   TVStateLayout layout;
+  layout.halfDual = halfDual;
   layout.weighted = fields.fields[kTVWeight].Present();
   layout.usesBar = fields.fields[kTVBar].Present();
   layout.threeD = fields.fields[kTVP].components > 2;
@@ -32,8 +33,10 @@ public:
   const DeviceBuffer<Real> &
   Field(unsigned k, unsigned c) const override
   {
-    const DeviceBuffer<Real> * p[] = { &state.px, &state.py, &state.pz };
-    const DeviceBuffer<Real> * fields[] = { &state.f, &state.w, &state.u, &state.bar, p[c] }; // in TVField order
+    // The settled form (the program settles before the fields are read or written).
+    const DeviceBuffer<Real> * fields[] = {
+      &state.f, &state.w, &state.U(), &state.Bar(), &state.P(c)
+    }; // TVField order
     return *fields[k];
   }
   const DeviceBuffer<Real> &
@@ -49,8 +52,8 @@ template<typename Real>
 class TVDeviceProgram : public DeviceProgram<Real, TVStep, TVEnergySums>
 {
 public:
-  TVDeviceProgram(DeviceContext & context, const FieldLayout & layout)
-    : m_Layout(MakeTVStateLayout(layout))
+  TVDeviceProgram(DeviceContext & context, const FieldLayout & layout, bool halfDual)
+    : m_Layout(MakeTVStateLayout(layout, halfDual))
     , m_Kernels(context)
   {
   }
@@ -68,8 +71,16 @@ public:
           const ImageRange & range,
           const TVStep & step) override
   {
-    Stages stages{ m_Kernels, queue, State(fields), grid, range };
-    AdvanceTV(stages, step);
+    m_Kernels.Advance(queue, State(fields), grid, range, step);
+  }
+
+  void
+  Settle(const cl::CommandQueue & queue,
+         const DeviceFields<Real> & fields,
+         const Grid & grid,
+         const ImageRange & range) override
+  {
+    m_Kernels.Settle(queue, State(fields), grid, range);
   }
 
   void
@@ -80,6 +91,7 @@ public:
           std::size_t z0,
           std::size_t z1) override
   {
+    m_Kernels.Settle(queue, State(fields), grid, range);
     m_Kernels.Energies(queue, State(fields), grid, range, z0, z1);
   }
 
@@ -96,25 +108,6 @@ public:
   }
 
 private:
-  struct Stages
-  {
-    TVDeviceKernels<Real> & kernels;
-    const cl::CommandQueue & queue;
-    const TVDeviceState<Real> & state;
-    const Grid & grid;
-    const ImageRange & range;
-    void
-    Dual(const TVStep & step)
-    {
-      kernels.Dual(queue, state, grid, range, step);
-    }
-    void
-    Primal(const TVStep & step)
-    {
-      kernels.Primal(queue, state, grid, range, step);
-    }
-  };
-
   static const TVDeviceState<Real> &
   State(const DeviceFields<Real> & fields)
   {
@@ -129,14 +122,14 @@ private:
 
 template<typename Real>
 std::unique_ptr<DeviceProgram<Real, TVStep, TVEnergySums>>
-MakeTVDeviceProgram(DeviceContext & context, const FieldLayout & layout)
+MakeTVDeviceProgram(DeviceContext & context, const FieldLayout & layout, bool halfDual)
 {
-  return std::make_unique<TVDeviceProgram<Real>>(context, layout);
+  return std::make_unique<TVDeviceProgram<Real>>(context, layout, halfDual);
 }
 
 template std::unique_ptr<DeviceProgram<float, TVStep, TVEnergySums>>
-MakeTVDeviceProgram<float>(DeviceContext &, const FieldLayout &);
+MakeTVDeviceProgram<float>(DeviceContext &, const FieldLayout &, bool);
 template std::unique_ptr<DeviceProgram<double, TVStep, TVEnergySums>>
-MakeTVDeviceProgram<double>(DeviceContext &, const FieldLayout &);
+MakeTVDeviceProgram<double>(DeviceContext &, const FieldLayout &, bool);
 
 } // namespace gpur

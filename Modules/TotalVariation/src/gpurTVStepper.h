@@ -129,10 +129,13 @@ MakeTVStepperCPU(const FieldLayout & layout,
                  const Grid & grid,
                  const ParallelForFunction & parallelFor);
 
-/** The TV kernels of kernels/tv_rof.cl on a device, for the core's device steppers. */
+/**
+ * The TV kernels of kernels/tv_rof.cl on a device, for the core's device
+ * steppers; halfDual stores the iterated dual in IEEE half (float only).
+ */
 template<typename Real>
 std::unique_ptr<DeviceProgram<Real, TVStep, TVEnergySums>>
-MakeTVDeviceProgram(DeviceContext & context, const FieldLayout & layout);
+MakeTVDeviceProgram(DeviceContext & context, const FieldLayout & layout, bool halfDual);
 
 } // namespace gpur
 

@@ -55,6 +55,8 @@ public:
   {
     if (!step.primalFirst && step.dualUsesBar && m_Bar != nullptr)
       FusedChambollePock(step);
+    else if (step.primalFirst && !step.dualUsesBar)
+      FusedPrimalFirst(step);
     else
       AdvanceTV(*this, step);
   }
@@ -153,35 +155,116 @@ private:
   {
     const Real sigma = static_cast<Real>(step.sigma);
     const TVPrimalCoefficients<Real> plain(step);
-    // Rows that a dual update reaches ahead and a primal update behind.
-    const std::size_t reach = m_Pz != nullptr ? m_Geometry.ny : 1;
-    const std::size_t blocks = m_Rows / reach;
-    std::vector<std::pair<std::size_t, std::size_t>> chunks;
+    const std::size_t reach = RowReach();
+    const auto chunks = SplitRows(reach,
+                                  [&](std::size_t, std::size_t r1)
+                                  {
+                                    for (std::size_t r = r1 - reach; r < r1; ++r)
+                                      DualRow(m_Bar, sigma, r);
+                                  });
+    SweepChunks(chunks,
+                [&](std::size_t r0, std::size_t r1)
+                {
+                  for (std::size_t r = r0; r + reach < r1; ++r)
+                  {
+                    DualRow(m_Bar, sigma, r);
+                    PrimalRow(step, plain, r);
+                  }
+                  for (std::size_t r = r1 - reach; r < r1; ++r)
+                    PrimalRow(step, plain, r);
+                });
+  }
+
+  /**
+   * One PDU iteration ([Zhu2008] with the steps of [Huang2023, eqs.
+   * (3.6)-(3.7)]: primal from the old p, then dual from the new u) in one
+   * sweep over memory, the primal update running `reach` rows ahead of the
+   * dual one: row r + reach gets its primal update, which reads p of rows
+   * r + reach, r + reach - 1 and r (3D: r + reach - nx ny = r), none of them
+   * updated yet; then row r its dual update, which reads u of rows r, r + 1
+   * and r + nx ny (all updated) and overwrites p of row r, which no later
+   * primal update reads. Between threads, the first `reach` rows of each
+   * chunk (whose primal update reads p of the previous chunk, and whose new u
+   * the previous chunk's last dual updates read) get their primal update
+   * first, in a pass of their own; then every chunk sweeps its rows. Each
+   * voxel's arithmetic is that of Primal() then Dual(), so the iterates are
+   * the same bit for bit.
+   * Memory traffic per voxel and iteration, neighbouring rows (2D) or planes
+   * (3D) being reused from cache: reads u, f, p (and w when weighted) and
+   * writes u, p, i.e. 7 floats (28 bytes) in 2D and 9 (36 bytes) in 3D (one
+   * more read with weights), against 10 and 13 for the two passes.
+   */
+  void
+  FusedPrimalFirst(const TVStep & step)
+  {
+    const Real sigma = static_cast<Real>(step.sigma);
+    const TVPrimalCoefficients<Real> plain(step);
+    const std::size_t reach = RowReach();
+    const auto chunks = SplitRows(reach,
+                                  [&](std::size_t r0, std::size_t)
+                                  {
+                                    for (std::size_t r = r0; r < r0 + reach; ++r)
+                                      PrimalRow(step, plain, r);
+                                  });
+    SweepChunks(chunks,
+                [&](std::size_t r0, std::size_t r1)
+                {
+                  for (std::size_t r = r0; r + reach < r1; ++r)
+                  {
+                    PrimalRow(step, plain, r + reach);
+                    DualRow(m_U, sigma, r);
+                  }
+                  for (std::size_t r = r1 - reach; r < r1; ++r)
+                    DualRow(m_U, sigma, r);
+                });
+  }
+
+  /**
+   * The rows an iteration's dual update reaches ahead and its primal update
+   * behind: one row in 2D, one plane (ny rows) in 3D.
+   */
+  std::size_t
+  RowReach() const
+  {
+    return m_Pz != nullptr ? m_Geometry.ny : 1;
+  }
+
+  using RowChunks = std::vector<std::pair<std::size_t, std::size_t>>;
+
+  /**
+   * Splits the rows into the pool's chunks, each of whole blocks of `reach`
+   * rows, runs edge(r0, r1) on every chunk [r0, r1) in parallel (the rows a
+   * fused sweep must update before the neighbouring chunk's sweep), and
+   * returns the chunks.
+   */
+  template<typename Edge>
+  RowChunks
+  SplitRows(std::size_t reach, const Edge & edge)
+  {
+    RowChunks chunks;
     std::mutex chunksMutex;
-    m_ParallelFor(blocks,
+    m_ParallelFor(m_Rows / reach,
                   [&](std::size_t b0, std::size_t b1)
                   {
                     {
                       const std::lock_guard<std::mutex> lock(chunksMutex);
                       chunks.emplace_back(b0 * reach, b1 * reach);
                     }
-                    for (std::size_t r = b1 * reach - reach; r < b1 * reach; ++r)
-                      DualRow(m_Bar, sigma, r);
+                    edge(b0 * reach, b1 * reach);
                   });
+    return chunks;
+  }
+
+  /** Runs sweep(r0, r1) on every chunk [r0, r1) in parallel. */
+  template<typename Sweep>
+  void
+  SweepChunks(const RowChunks & chunks, const Sweep & sweep)
+  {
     m_ParallelFor(chunks.size(),
                   [&](std::size_t c0, std::size_t c1)
                   {
                     for (std::size_t c = c0; c < c1; ++c)
-                    {
-                      const std::size_t r0 = chunks[c].first, r1 = chunks[c].second;
-                      for (std::size_t r = r0; r + reach < r1; ++r)
-                      {
-                        DualRow(m_Bar, sigma, r);
-                        PrimalRow(step, plain, r);
-                      }
-                      for (std::size_t r = r1 - reach; r < r1; ++r)
-                        PrimalRow(step, plain, r);
-                    }
+                      sweep(chunks[c].first, chunks[c].second);
                   });
   }
 

@@ -7,6 +7,7 @@
 #include "gpurPhantom.h"
 #include "gpurStatisticalTV.h"
 #include "gpurTVDenoiser.h"
+#include "gpurTVTesting.h"
 
 #include <gtest/gtest.h>
 
@@ -53,24 +54,21 @@ template<typename Real>
 std::vector<Real>
 Noisy(const Grid & grid)
 {
-  const auto f = gpur::AddGaussianNoise(gpur::SheppLoganPhantom(grid), 0.1, 5);
-  return std::vector<Real>(f.begin(), f.end());
+  return gpur::testing::NoisyPhantom<Real>(grid, 5);
 }
 
 template<typename Real>
 std::vector<Real>
 Weights(std::size_t n)
 {
-  std::vector<Real> w(n);
-  for (std::size_t i = 0; i < n; ++i)
-    w[i] = Real(0.5) + Real(i % 13) / Real(10);
-  return w;
+  return gpur::testing::PeriodicWeights<Real>(n, 13, Real(10));
 }
 
-// 24 x 20 x 80 voxels: 9.4 KiB (PDU) to 13 KiB (weighted CP) of device memory per slice.
+// 24 x 20 x 80 voxels: 16.9 KiB (CP, PDU) to 18.8 KiB (weighted CP) of device memory per slice
+// (f, u twice, p twice; see gpurTVDeviceKernels.h).
 const Grid kGrid = gpur::MakeGrid3D(24, 20, 80, 1.0, 0.9, 1.3);
-// Two region buffers of 19 (weighted CP) to 27 (PDU) slices with halos of 4: 5 to 8 regions.
-constexpr std::uint64_t kLimit = 520 * kKiB;
+// Two region buffers of 23 (weighted CP) to 26 (PDU) slices with halos of 4: 5 to 6 regions.
+constexpr std::uint64_t kLimit = 900 * kKiB;
 constexpr unsigned kInterval = 3;
 
 class TVStream : public ::testing::TestWithParam<TVAlgorithm>

@@ -3,7 +3,11 @@
 #ifndef gpurTVTesting_h
 #define gpurTVTesting_h
 
+#include "gpurPhantom.h"
 #include "gpurTVDenoiser.h"
+
+#include <cstdint>
+#include <vector>
 
 namespace gpur
 {
@@ -20,6 +24,26 @@ MakeTVParameters(TVAlgorithm algorithm, double lambda, double tolerance, unsigne
   p.gapTolerance = tolerance;
   p.maxIterations = maxIterations;
   return p;
+}
+
+/** The Shepp-Logan phantom of a grid with Gaussian noise (sigma 0.1, the given seed), in Real. */
+template<typename Real>
+std::vector<Real>
+NoisyPhantom(const Grid & grid, std::uint64_t seed)
+{
+  const std::vector<float> f = AddGaussianNoise(SheppLoganPhantom(grid), 0.1, seed);
+  return std::vector<Real>(f.begin(), f.end());
+}
+
+/** A positive weight (or variance) image that varies along the voxels: 0.5 + (i mod period) / scale. */
+template<typename Real>
+std::vector<Real>
+PeriodicWeights(std::size_t n, unsigned period, Real scale)
+{
+  std::vector<Real> w(n);
+  for (std::size_t i = 0; i < n; ++i)
+    w[i] = Real(0.5) + Real(i % period) / scale;
+  return w;
 }
 
 } // namespace testing

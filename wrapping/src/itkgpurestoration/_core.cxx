@@ -79,6 +79,7 @@ ReportToDict(const gpur::TVReport & report)
   d["seconds"] = report.seconds;
   d["gap_history"] = report.gapHistory;
   d["stream_regions"] = report.streamRegions;
+  d["dual_storage"] = report.dualStorage;
   d["warnings"] = report.warnings;
   return d;
 }
@@ -333,12 +334,14 @@ DenoiseTV(py::array_t<Real, py::array::c_style> f,
           unsigned threads,
           const py::object & progress,
           double sigma,
-          double discrepancyFactor)
+          double discrepancyFactor,
+          bool halfPrecisionDual)
 {
   const gpur::Grid grid = GridOf(f.shape(), static_cast<std::size_t>(f.ndim()), spacing);
   auto parameters =
     FrontParameters<gpur::TVNoiseLevelParameters>(lambda, algorithm, maxIterations, tolerance, discrepancyFactor);
   parameters.sigma = sigma;
+  parameters.tv.halfPrecisionDual = halfPrecisionDual;
   const gpur::ExecutionOptions execution = Execution(backend, device, threads, deviceMemoryLimit);
   py::array_t<Real> u = LikeArray(f);
   const Real * in = f.data();
@@ -715,12 +718,14 @@ DenoiseStatisticalTV(py::array_t<Real, py::array::c_style> f,
                      const std::string & device,
                      std::uint64_t deviceMemoryLimit,
                      unsigned threads,
-                     const py::object & progress)
+                     const py::object & progress,
+                     bool halfPrecisionDual)
 {
   const gpur::Grid grid = GridOf(f.shape(), static_cast<std::size_t>(f.ndim()), spacing);
   auto parameters =
     FrontParameters<gpur::StatisticalTVParameters>(lambda, algorithm, maxIterations, tolerance, discrepancyFactor);
   parameters.weightExponent = weightExponent;
+  parameters.tv.halfPrecisionDual = halfPrecisionDual;
   const gpur::ExecutionOptions execution = Execution(backend, device, threads, deviceMemoryLimit);
   const Real * var = VarianceData(variance, f);
   py::array_t<Real> u = LikeArray(f);
@@ -1184,7 +1189,8 @@ DefineEngine(py::module_ & m, const std::string & suffix)
         py::arg("threads"),
         py::arg("progress"),
         py::arg("sigma") = 0.0,
-        py::arg("discrepancy_factor") = 0.0);
+        py::arg("discrepancy_factor") = 0.0,
+        py::arg("half_precision_dual") = false);
   m.def(("denoise_statistical_tv_" + suffix).c_str(),
         &DenoiseStatisticalTV<Real>,
         py::arg("f").noconvert(),
@@ -1200,7 +1206,8 @@ DefineEngine(py::module_ & m, const std::string & suffix)
         py::arg("device"),
         py::arg("device_memory_limit"),
         py::arg("threads"),
-        py::arg("progress"));
+        py::arg("progress"),
+        py::arg("half_precision_dual") = false);
   m.def(("denoise_statistical_tvgd_" + suffix).c_str(),
         &DenoiseStatisticalTVGD<Real>,
         py::arg("f").noconvert(),

@@ -138,6 +138,7 @@ def denoise_tv(
     backend="auto",
     device="",
     device_memory_limit=0,
+    half_precision_dual=False,
     num_threads=None,
     progress=None,
     return_report=False,
@@ -221,6 +222,13 @@ def denoise_tv(
         device). A 3D volume whose state does not fit streams through host
         memory in z-regions with the same result; the report's
         ``stream_regions`` tells how many (0: it fit).
+    half_precision_dual : bool
+        Store the dual variable in IEEE half precision on OpenCL devices
+        (arithmetic stays float32): fewer bytes per iteration, at a small
+        objective excess (see docs/benchmarks.md). float32 images only
+        (ValueError for float64); the CPU backend keeps float32 duals. The
+        report's ``dual_storage`` says which ran ("float16", "float32",
+        "float64").
     num_threads : int >= 1, optional
         Threads of the CPU backend (and of the host-side loops of an OpenCL
         run); None (default): every core. The result does not depend on it.
@@ -240,7 +248,7 @@ def denoise_tv(
         measurement), measured_mvox_per_s ({"cpu": ..., "opencl": ...} in
         Mvox/s when Auto measured, else empty), iterations, converged,
         relative_gap, primal, dual, seconds, gap_history, stream_regions,
-        warnings (of the result's solve); lam (the one used),
+        dual_storage, warnings (of the result's solve); lam (the one used),
         automatic_lam, sigma (0: none), sigma_estimated, noise_estimation (the
         estimator's report, or None), discrepancy (``mean (u - f)**2 /
         sigma**2``, 0 without sigma), discrepancy_target (0 for a given lam),
@@ -284,6 +292,7 @@ def denoise_tv(
     tolerance = non_negative_finite(tolerance, "tolerance")
     progress = callable_or_none(progress)
     device_memory_limit = non_negative_int(device_memory_limit, "device_memory_limit")
+    half_precision_dual = bool(half_precision_dual)
     threads = thread_count(num_threads)
     channels = Channels(image, spacing, channel_axis, "denoise_tv", skimage_range=weight is not None)
 
@@ -304,6 +313,7 @@ def denoise_tv(
             channel_progress(progress, c, len(channels.arrays)),
             sigma,
             discrepancy_factor,
+            half_precision_dual,
         )
         results.append(result)
         reports.append(report)

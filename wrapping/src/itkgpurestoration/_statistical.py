@@ -60,6 +60,7 @@ def denoise_statistical_tv(
     backend="auto",
     device="",
     device_memory_limit=0,
+    half_precision_dual=False,
     num_threads=None,
     progress=None,
     return_report=False,
@@ -128,6 +129,9 @@ def denoise_statistical_tv(
         scalar (no channel_axis): a 3D array whose last axis has 3 or 4
         entries, without spacing, is denoised as a volume with a
         ``ChannelAxisWarning``.
+    half_precision_dual : bool
+        Primal-dual methods: as for ``denoise_tv`` (the dual stored in IEEE
+        half on OpenCL devices; float32 images only).
     return_report : bool
         Also return a dict. Always: method, backend, device, description,
         backend_reason, measured_mvox_per_s (as for ``denoise_tv``), iterations, seconds, discrepancy, variance_estimated, mean_variance.
@@ -140,7 +144,7 @@ def denoise_statistical_tv(
         solve_history [dicts of lam, discrepancy, iterations, relative_gap and
         converged of every solve], maximum_discrepancy (that of lam -> 0), and
         denoise_tv's converged, relative_gap, primal, dual, gap_history (of the
-        last solve). Gradient descent: step_length (L2), residual
+        last solve), dual_storage. Gradient descent: step_length (L2), residual
         (``||u - f||``), gradient_norm, target_residual, target_reached, stationary.
         discrepancy is ``sum (u - f)^2 / var / N`` for primal-dual methods and
         ``||u - f||^2 / sum(var)`` for gradient descent (0 without a variance).
@@ -190,10 +194,12 @@ def denoise_statistical_tv(
         solve = getattr(_core, "denoise_statistical_tv_" + suffix)
         result, report = solve(array, variance_array, list(spacing), lam, method, weight_exponent,
                                discrepancy_factor or 0.0, max_iterations, tolerance, str(backend), str(device),
-                               non_negative_int(device_memory_limit, "device_memory_limit"), threads, progress)
+                               non_negative_int(device_memory_limit, "device_memory_limit"), threads, progress,
+                               bool(half_precision_dual))
     else:
         primal_dual = "'accelerated', 'cp' or 'pdu'"
-        _refuse(method, {"lam": lam, "weight_exponent": weight_exponent, "tolerance": tolerance}, primal_dual)
+        _refuse(method, {"lam": lam, "weight_exponent": weight_exponent, "tolerance": tolerance,
+                         "half_precision_dual": half_precision_dual or None}, primal_dual)
         if method == "tvgd":
             _refuse(method, {"delta": delta}, "'awtv'")
         step = DEFAULT_STEP if step is None else positive_finite(step, "step")
