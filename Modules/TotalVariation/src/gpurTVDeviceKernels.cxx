@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 namespace gpur
 {
@@ -52,6 +53,57 @@ cl_int
 Int(std::size_t n)
 {
   return static_cast<cl_int>(n);
+}
+
+// Kernel arguments that every TV kernel takes together, as groups: Launch
+// below passes a tuple's elements as consecutive arguments, so the kernels'
+// long and alike argument lists read as what they are.
+template<typename T>
+std::tuple<const T &>
+AsArguments(const T & value)
+{
+  return std::tuple<const T &>(value);
+}
+template<typename... T>
+const std::tuple<T...> &
+AsArguments(const std::tuple<T...> & group)
+{
+  return group;
+}
+template<typename... Args>
+void
+Launch(Kernel & kernel, const cl::CommandQueue & queue, const ImageRange & range, const Args &... args)
+{
+  std::apply([&](const auto &... flat) { kernel.Launch(queue, range, flat...); }, std::tuple_cat(AsArguments(args)...));
+}
+
+// nx, ny, nz.
+std::tuple<cl_int, cl_int, cl_int>
+Extent(const Grid & grid)
+{
+  return { Int(grid.size[0]), Int(grid.size[1]), Int(grid.size[2]) };
+}
+
+// The three components of a dual (2D: p_x stands in for the absent p_z, see TVDeviceState::P).
+template<typename Real>
+std::tuple<const cl::Buffer &, const cl::Buffer &, const cl::Buffer &>
+SettledDual(const TVDeviceState<Real> & s)
+{
+  return { s.P(0).Get(), s.P(1).Get(), s.P(2).Get() };
+}
+template<typename Real>
+std::tuple<const cl::Buffer &, const cl::Buffer &, const cl::Buffer &>
+IteratedDual(const TVDeviceState<Real> & s, unsigned which)
+{
+  return { s.IteratedP(which, 0), s.IteratedP(which, 1), s.IteratedP(which, 2) };
+}
+
+// The primal step's coefficients b, c, theta, tau, lambda (TVStep).
+template<typename Real>
+std::tuple<Real, Real, Real, Real, Real>
+PrimalCoefficients(const TVStep & a)
+{
+  return { Real(a.b), Real(a.c), Real(a.theta), Real(a.tau), Real(a.lambda) };
 }
 
 /**
@@ -176,29 +228,20 @@ TVDeviceKernels<Real>::Step(const cl::CommandQueue & queue,
       v.tile = RowRange(grid, v.step.WorkGroupLimit());
   }
   const std::size_t tileValues = m_LocalTile ? (v.tile.local[0] + 1) * (v.tile.local[1] + 1) : 1;
-  v.step.Launch(queue,
-                v.tile,
-                s.f.Get(),
-                WeightOrF(s).Get(),
-                s.u[s.currentU].Get(),
-                s.u[1 - s.currentU].Get(),
-                s.IteratedP(0, 0),
-                s.IteratedP(0, 1),
-                s.IteratedP(0, 2),
-                s.IteratedP(1, 0),
-                s.IteratedP(1, 1),
-                s.IteratedP(1, 2),
-                Int(grid.size[0]),
-                Int(grid.size[1]),
-                Int(grid.size[2]),
-                InverseSpacing<Real>(grid),
-                Real(a.b),
-                Real(a.c),
-                Real(a.theta),
-                Real(a.tau),
-                Real(a.lambda),
-                Real(sigma),
-                cl::Local(tileValues * sizeof(Real)));
+  Launch(v.step,
+         queue,
+         v.tile,
+         s.f.Get(),
+         WeightOrF(s).Get(),
+         s.u[s.currentU].Get(),
+         s.u[1 - s.currentU].Get(),
+         IteratedDual(s, 0),
+         IteratedDual(s, 1),
+         Extent(grid),
+         InverseSpacing<Real>(grid),
+         PrimalCoefficients<Real>(a),
+         Real(sigma),
+         cl::Local(tileValues * sizeof(Real)));
   s.currentU = 1 - s.currentU;
   s.currentP = 1 - s.currentP;
 }
@@ -212,13 +255,10 @@ TVDeviceKernels<Real>::ConvertDual(const cl::CommandQueue & queue,
                                    bool toSettled)
 {
   Variant & v = For(s, s.pending.relaxation);
-  const cl::Buffer &x = s.IteratedP(0, 0), &y = s.IteratedP(0, 1), &z = s.IteratedP(0, 2);
-  const cl::Buffer &rx = s.P(0).Get(), &ry = s.P(1).Get(), &rz = s.P(2).Get();
-  const cl_int nx = Int(grid.size[0]), ny = Int(grid.size[1]), nz = Int(grid.size[2]);
   if (toSettled)
-    v.widen.Launch(queue, range, x, y, z, rx, ry, rz, nx, ny, nz);
+    Launch(v.widen, queue, range, IteratedDual(s, 0), SettledDual(s), Extent(grid));
   else
-    v.narrow.Launch(queue, range, rx, ry, rz, x, y, z, nx, ny, nz);
+    Launch(v.narrow, queue, range, SettledDual(s), IteratedDual(s, 0), Extent(grid));
 }
 
 template<typename Real>
@@ -244,21 +284,15 @@ TVDeviceKernels<Real>::Advance(const cl::CommandQueue & queue,
   else
   {
     // Chambolle-Pock from a settled state: this iteration's dual step at the stored ubar.
-    For(s, step.relaxation)
-      .dual.Launch(queue,
-                   range,
-                   s.Bar().Get(),
-                   s.P(0).Get(),
-                   s.P(1).Get(),
-                   s.P(2).Get(),
-                   s.IteratedP(1, 0),
-                   s.IteratedP(1, 1),
-                   s.IteratedP(1, 2),
-                   Int(grid.size[0]),
-                   Int(grid.size[1]),
-                   Int(grid.size[2]),
-                   InverseSpacing<Real>(grid),
-                   Real(step.sigma));
+    Launch(For(s, step.relaxation).dual,
+           queue,
+           range,
+           s.Bar().Get(),
+           SettledDual(s),
+           IteratedDual(s, 1),
+           Extent(grid),
+           InverseSpacing<Real>(grid),
+           Real(step.sigma));
     s.currentP = 1 - s.currentP;
   }
   s.iterating = true;
@@ -280,25 +314,17 @@ TVDeviceKernels<Real>::Settle(const cl::CommandQueue & queue,
   if (!a.primalFirst)
   {
     // Chambolle-Pock: the pending primal step, in place, with ubar into the other u buffer.
-    For(s, a.relaxation)
-      .primal.Launch(queue,
-                     range,
-                     s.f.Get(),
-                     s.U().Get(),
-                     s.Bar().Get(),
-                     s.IteratedP(0, 0),
-                     s.IteratedP(0, 1),
-                     s.IteratedP(0, 2),
-                     WeightOrF(s).Get(),
-                     Int(grid.size[0]),
-                     Int(grid.size[1]),
-                     Int(grid.size[2]),
-                     InverseSpacing<Real>(grid),
-                     Real(a.b),
-                     Real(a.c),
-                     Real(a.theta),
-                     Real(a.tau),
-                     Real(a.lambda));
+    Launch(For(s, a.relaxation).primal,
+           queue,
+           range,
+           s.f.Get(),
+           s.U().Get(),
+           s.Bar().Get(),
+           IteratedDual(s, 0),
+           WeightOrF(s).Get(),
+           Extent(grid),
+           InverseSpacing<Real>(grid),
+           PrimalCoefficients<Real>(a));
   }
   if (s.half)
     ConvertDual(queue, s, grid, range, true);
@@ -315,23 +341,19 @@ TVDeviceKernels<Real>::Energies(const cl::CommandQueue & queue,
                                 std::size_t z1)
 {
   const std::size_t groupSize = range.local[0] * range.local[1] * range.local[2];
-  For(s, s.pending.relaxation)
-    .energies.Launch(queue,
-                     range,
-                     s.f.Get(),
-                     s.U().Get(),
-                     s.P(0).Get(),
-                     s.P(1).Get(),
-                     s.P(2).Get(),
-                     WeightOrF(s).Get(),
-                     Int(grid.size[0]),
-                     Int(grid.size[1]),
-                     Int(grid.size[2]),
-                     Int(z0),
-                     Int(z1),
-                     InverseSpacing<Real>(grid),
-                     s.partials.Get(),
-                     cl::Local(groupSize * sizeof(Real)));
+  Launch(For(s, s.pending.relaxation).energies,
+         queue,
+         range,
+         s.f.Get(),
+         s.U().Get(),
+         SettledDual(s),
+         WeightOrF(s).Get(),
+         Extent(grid),
+         Int(z0),
+         Int(z1),
+         InverseSpacing<Real>(grid),
+         s.partials.Get(),
+         cl::Local(groupSize * sizeof(Real)));
 }
 
 template<typename Real>

@@ -41,20 +41,6 @@ OddGrid(unsigned dimension)
 
 template<typename Real>
 std::vector<Real>
-Noisy(const Grid & grid)
-{
-  return gpur::testing::NoisyPhantom<Real>(grid, 3);
-}
-
-template<typename Real>
-std::vector<Real>
-Weights(std::size_t n)
-{
-  return gpur::testing::PeriodicWeights<Real>(n, 7, Real(5));
-}
-
-template<typename Real>
-std::vector<Real>
 Solve(const std::vector<Real> & f,
       const std::vector<Real> * w,
       const Grid & grid,
@@ -108,8 +94,8 @@ ForOddCases(bool everyMethod, Check check)
   for (unsigned dimension : { 2u, 3u })
   {
     const Grid grid = OddGrid(dimension);
-    const auto f = Noisy<Real>(grid);
-    const auto w = Weights<Real>(f.size());
+    const auto f = gpur::testing::NoisyPhantom<Real>(grid, 3);
+    const auto w = gpur::testing::PeriodicWeights<Real>(f.size(), 7, Real(5));
     for (const std::vector<Real> * weight : { static_cast<const std::vector<Real> *>(nullptr), &w })
       for (TVAlgorithm a : kAlgorithms)
       {
@@ -122,6 +108,27 @@ ForOddCases(bool everyMethod, Check check)
                 std::string(gpur::ToString(a)) + (weight ? " weighted " : " ") + std::to_string(dimension) + "D");
       }
   }
+}
+
+// The OpenCL result within `tolerance` (largest difference) of the CPU
+// reference's on ForOddCases, with gap checks every 7 iterations to `floor`.
+template<typename Real>
+void
+ExpectOpenCLMatchesCPU(bool everyMethod, double floor, double tolerance)
+{
+  ForOddCases<Real>(
+    everyMethod,
+    [=](const std::vector<Real> & f,
+        const std::vector<Real> * weight,
+        const Grid & grid,
+        TVAlgorithm a,
+        const std::string & what)
+    {
+      const TVParameters p = Checked(a, floor);
+      EXPECT_LE(MaxDifference(Solve(f, weight, grid, p, Backend::CPU), Solve(f, weight, grid, p, Backend::OpenCL)),
+                tolerance)
+        << what;
+    });
 }
 
 } // namespace
@@ -165,19 +172,7 @@ TEST(TVFused, LocalTileEqualsTheCPUReference)
   const char * forced = std::getenv("ITKGPUR_TV_TILE");
   if (forced == nullptr || std::string(forced) != "local")
     GTEST_SKIP() << "runs as its own ctest with ITKGPUR_TV_TILE=local";
-  ForOddCases<double>(
-    false,
-    [](const std::vector<double> & f,
-       const std::vector<double> * weight,
-       const Grid & grid,
-       TVAlgorithm a,
-       const std::string & what)
-    {
-      const TVParameters p = Checked(a, 2e-12);
-      EXPECT_LE(MaxDifference(Solve(f, weight, grid, p, Backend::CPU), Solve(f, weight, grid, p, Backend::OpenCL)),
-                1e-12)
-        << what;
-    });
+  ExpectOpenCLMatchesCPU<double>(false, 2e-12, 1e-12);
 }
 
 // Float: the same within float rounding of the iterates (1e-5 of the range 1).
@@ -185,19 +180,7 @@ TEST(TVFused, EqualsTheCPUReferenceInFloatOnOddSizes)
 {
   if (!HasDevice())
     GTEST_SKIP() << "no OpenCL device";
-  ForOddCases<float>(
-    true,
-    [](const std::vector<float> & f,
-       const std::vector<float> * weight,
-       const Grid & grid,
-       TVAlgorithm a,
-       const std::string & what)
-    {
-      const TVParameters p = Checked(a, 0.0);
-      EXPECT_LE(MaxDifference(Solve(f, weight, grid, p, Backend::CPU), Solve(f, weight, grid, p, Backend::OpenCL)),
-                1e-5)
-        << what;
-    });
+  ExpectOpenCLMatchesCPU<float>(true, 0.0, 1e-5);
 }
 
 // Settling (gap checks) does not change the iterates: a run checked every 7
@@ -210,7 +193,7 @@ TEST(TVFused, SettlingKeepsTheIterates)
   for (unsigned dimension : { 2u, 3u })
   {
     const Grid grid = OddGrid(dimension);
-    const auto f = Noisy<float>(grid);
+    const auto f = gpur::testing::NoisyPhantom<float>(grid, 3);
     for (TVAlgorithm a : kAlgorithms)
     {
       const std::string what = std::string(gpur::ToString(a)) + " " + std::to_string(dimension) + "D";
@@ -266,9 +249,14 @@ TEST(TVFused, HalfPrecisionDuals)
   TVParameters p = MakeTVParameters(TVAlgorithm::AcceleratedChambollePock, 6.0, 0.0, 20);
   p.halfPrecisionDual = true;
   gpur::TVReport cpu;
-  Solve(Noisy<float>(grid), static_cast<const std::vector<float> *>(nullptr), grid, p, Backend::CPU, &cpu);
+  Solve(gpur::testing::NoisyPhantom<float>(grid, 3),
+        static_cast<const std::vector<float> *>(nullptr),
+        grid,
+        p,
+        Backend::CPU,
+        &cpu);
   EXPECT_EQ(cpu.dualStorage, "float32");
-  const auto d = Noisy<double>(grid);
+  const auto d = gpur::testing::NoisyPhantom<double>(grid, 3);
   std::vector<double> u(d.size());
   try
   {
@@ -289,7 +277,7 @@ TEST(TVFused, StreamedEqualsInMemory)
   if (!HasDevice())
     GTEST_SKIP() << "no OpenCL device";
   const Grid grid = gpur::MakeGrid3D(21, 17, 60, 1.0, 0.9, 1.3);
-  const auto f = Noisy<float>(grid);
+  const auto f = gpur::testing::NoisyPhantom<float>(grid, 3);
   for (bool half : { false, true })
     for (TVAlgorithm a : kAlgorithms)
     {
