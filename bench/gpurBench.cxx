@@ -291,6 +291,8 @@ OutputFile::OutputFile(const std::string & path)
   , m_TemporaryPath(path + ".partial-" + std::to_string(getpid()))
 {
   std::error_code error;
+  if (path.empty())
+    throw gpur::InvalidArgument("OutputFile: no path given");
   if (std::filesystem::is_directory(path, error)) // the rename at Commit() would fail: fail now
     throw gpur::Error("cannot write " + path + ": it is a folder");
   errno = 0;

@@ -145,7 +145,10 @@ WriteTargetsJson(std::ostream & out, const std::vector<Target> & targets);
 class OutputFile
 {
 public:
-  /** Opens the temporary next to path (binary: bytes written as they are). */
+  /**
+   * Opens the temporary next to path (binary: bytes written as they are). Throws gpur::Error when path is a folder
+   * or the temporary cannot be created, gpur::InvalidArgument when path is empty.
+   */
   explicit OutputFile(const std::string & path);
   /** Removes the temporary unless Commit() succeeded. */
   ~OutputFile();

@@ -148,6 +148,7 @@ TEST_F(BenchOutput, UnwritablePathThrowsAtConstruction)
     EXPECT_NE(std::string(e.what()).find(missing.string()), std::string::npos) << e.what();
   }
   EXPECT_THROW(OutputFile(m_Folder.string()), gpur::Error); // a folder: the rename would fail at the end
+  EXPECT_THROW(OutputFile(""), gpur::InvalidArgument);
   EXPECT_EQ(Listing(), "");
 }
 
