@@ -9,8 +9,8 @@
 #include "gpurDevice.h"
 #include "gpurExecution.h"
 
-#include <cstdint>
 #include <cstddef>
+#include <cstdint>
 #include <fstream>
 #include <functional>
 #include <ostream>
@@ -160,7 +160,10 @@ public:
   std::ostream &
   Stream();
 
-  /** Closes the temporary and renames it onto Path(); throws gpur::Error (and removes it) on any failure. */
+  /**
+   * Closes the temporary and renames it onto Path(); throws gpur::Error on any
+   * failure (the destructor then removes the temporary).
+   */
   void
   Commit();
 
