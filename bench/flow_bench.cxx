@@ -57,7 +57,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -465,12 +464,7 @@ Measure(const Case & c, const Target & t, const Options & o)
 void
 WriteFloats(const std::string & path, const std::vector<double> & values)
 {
-  const std::vector<float> f(values.begin(), values.end());
-  std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char *>(f.data()), std::streamsize(f.size() * sizeof(float)));
-  out.close();
-  if (!out)
-    throw gpur::Error("error while writing " + path);
+  gpur::bench::WriteBinaryFile(path, std::vector<float>(values.begin(), values.end()));
 }
 
 /** --save: the compare case's initial image and its CPU reference result. */
@@ -545,7 +539,7 @@ PrintTables(const std::vector<Row> & rows, const std::vector<std::string> & tabl
 }
 
 void
-WriteJson(std::ofstream & out, const Options & o, const std::vector<Target> & targets, const std::vector<Row> & rows)
+WriteJson(std::ostream & out, const Options & o, const std::vector<Target> & targets, const std::vector<Row> & rows)
 {
   out << std::setprecision(6);
   out << "{\n  \"benchmark\": \"flow_bench\",\n  \"quick\": " << (o.quick ? "true" : "false") << ",\n"
@@ -584,9 +578,6 @@ WriteJson(std::ofstream & out, const Options & o, const std::vector<Target> & ta
         << ", \"gpuGflops\": " << JsonNumber(p.gpuGflops) << " } }";
   }
   out << "\n  ]\n}\n";
-  out.close();
-  if (!out)
-    throw gpur::Error("error while writing " + o.json);
 }
 
 } // namespace
@@ -599,9 +590,7 @@ main(int argc, char * argv[])
     Options o;
     if (!ParseOptions(argc, argv, o))
       return 0;
-    std::ofstream json(o.json);
-    if (!json)
-      throw gpur::Error("cannot write " + o.json);
+    gpur::bench::OutputFile json(o.json); // opened now: a bad path fails before the runs
     for (const auto & d : gpur::ListDevices())
       std::cout << "device " << d.Describe() << "\n";
     const std::vector<Case> cases = MakeCases(o);
@@ -619,7 +608,8 @@ main(int argc, char * argv[])
         rows.back().output.clear();
       }
     PrintTables(rows, o.tables);
-    WriteJson(json, o, targets, rows);
+    WriteJson(json.Stream(), o, targets, rows);
+    json.Commit();
     std::cout << "\nwrote " << o.json << "\n";
     return 0;
   }

@@ -41,6 +41,8 @@ import time
 
 import numpy as np
 
+from bench_output import write_json
+
 
 def itk_schedule(final_time, spacing):
     """(iterations, time step): the fewest steps of at most spacing^2 / 8 that land on final_time exactly."""
@@ -194,8 +196,7 @@ def main(argv=None):
     summary = {"benchmark": "flow_compare", "quick": args.quick, "finalTime": args.time, "sizes": cells_list,
                "machine": platform.processor() or platform.machine(), "cpuCount": os.cpu_count(),
                "bench": {"devices": bench.get("devices"), "backends": bench.get("backends")}, "results": rows}
-    with open(args.json, "w") as f:
-        json.dump(summary, f, indent=2)
+    write_json(args.json, summary, indent=2)
     print(f"\nwrote {args.json}")
     return summary
 

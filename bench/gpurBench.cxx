@@ -8,14 +8,17 @@
 #include "gpurStopwatch.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <limits>
 #include <memory>
 #include <sstream>
 #include <thread>
+#include <unistd.h>
 
 namespace gpur
 {
@@ -281,6 +284,72 @@ WriteTargetsJson(std::ostream & out, const std::vector<Target> & targets)
         << ", \"copyGBps\": " << b.gbps << ", \"copyWallGBps\": " << b.wallGbps << " }";
   }
   out << "\n  ]";
+}
+
+OutputFile::OutputFile(const std::string & path)
+  : m_Path(path)
+  , m_TemporaryPath(path + ".partial-" + std::to_string(getpid()))
+{
+  std::error_code error;
+  if (path.empty())
+    throw gpur::InvalidArgument("OutputFile: no path given");
+  if (std::filesystem::is_directory(path, error)) // the rename at Commit() would fail: fail now
+    throw gpur::Error("cannot write " + path + ": it is a folder");
+  errno = 0;
+  m_Stream.open(m_TemporaryPath, std::ios::binary | std::ios::trunc);
+  if (!m_Stream)
+    throw gpur::Error("cannot write " + path + " (cannot create " + m_TemporaryPath +
+                      (errno ? std::string(": ") + std::strerror(errno) : std::string()) + ")");
+}
+
+OutputFile::~OutputFile()
+{
+  if (m_Committed)
+    return;
+  m_Stream.close();
+  std::error_code ignored;
+  std::filesystem::remove(m_TemporaryPath, ignored);
+}
+
+std::ostream &
+OutputFile::Stream()
+{
+  return m_Stream;
+}
+
+void
+OutputFile::Commit()
+{
+  if (m_Committed)
+    throw gpur::Error("OutputFile: " + m_Path + " is already committed");
+  m_Stream.close(); // flushes; failbit when a write or the flush failed (e.g. a full disk)
+  if (!m_Stream)
+    throw gpur::Error("error while writing " + m_Path + " (to " + m_TemporaryPath + ")");
+  std::error_code error;
+  std::filesystem::rename(m_TemporaryPath, m_Path, error);
+  if (error)
+    throw gpur::Error("cannot rename " + m_TemporaryPath + " to " + m_Path + ": " + error.message());
+  m_Committed = true;
+}
+
+const std::string &
+OutputFile::Path() const
+{
+  return m_Path;
+}
+
+const std::string &
+OutputFile::TemporaryPath() const
+{
+  return m_TemporaryPath;
+}
+
+void
+WriteBinaryFile(const std::string & path, const void * data, std::size_t bytes)
+{
+  OutputFile file(path);
+  file.Stream().write(static_cast<const char *>(data), static_cast<std::streamsize>(bytes));
+  file.Commit();
 }
 
 void

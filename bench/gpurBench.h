@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // Pieces shared by the benchmark programs (tv_bench, statistical_tv_bench):
 // where runs happen and the copy bandwidth of each place, the t(2N) - t(N)
-// iteration timing, and table/JSON formatting. ITK-free.
+// iteration timing, table/JSON formatting, and output files that appear under
+// their final name only complete (OutputFile). ITK-free.
 #ifndef gpurBench_h
 #define gpurBench_h
 
 #include "gpurDevice.h"
 #include "gpurExecution.h"
 
+#include <cstddef>
 #include <cstdint>
+#include <fstream>
 #include <functional>
 #include <ostream>
 #include <string>
@@ -129,6 +132,67 @@ JsonNumber(double value);
 /** The "devices" (every OpenCL device) and "backends" (targets with their copy bandwidth) JSON members. */
 void
 WriteTargetsJson(std::ostream & out, const std::vector<Target> & targets);
+
+/**
+ * A file that appears under its final name only complete. The constructor
+ * opens "<path>.partial-<pid>" in path's folder (and throws gpur::Error naming
+ * path when it cannot, so that a benchmark opening its outputs at start-up
+ * fails before its runs); Stream() writes there; Commit() flushes, checks that
+ * every write succeeded (a full disk is an error) and renames the temporary
+ * onto path, atomically (same folder). The destructor removes an uncommitted
+ * temporary: an exception before Commit() leaves neither file.
+ */
+class OutputFile
+{
+public:
+  /**
+   * Opens the temporary next to path (binary: bytes written as they are). Throws gpur::Error when path is a folder
+   * or the temporary cannot be created, gpur::InvalidArgument when path is empty.
+   */
+  explicit OutputFile(const std::string & path);
+  /** Removes the temporary unless Commit() succeeded. */
+  ~OutputFile();
+  OutputFile(const OutputFile &) = delete;
+  OutputFile &
+  operator=(const OutputFile &) = delete;
+
+  /** Where to write the content (the temporary until Commit()). */
+  std::ostream &
+  Stream();
+
+  /**
+   * Closes the temporary and renames it onto Path(); throws gpur::Error on any
+   * failure (the destructor then removes the temporary).
+   */
+  void
+  Commit();
+
+  /** The final name. */
+  const std::string &
+  Path() const;
+
+  /** The temporary "<path>.partial-<pid>" that Stream() writes. */
+  const std::string &
+  TemporaryPath() const;
+
+private:
+  std::string m_Path;
+  std::string m_TemporaryPath;
+  std::ofstream m_Stream;
+  bool m_Committed = false;
+};
+
+/** Writes `bytes` bytes from data as the file path through an OutputFile (raw data for peers: the --save options). */
+void
+WriteBinaryFile(const std::string & path, const void * data, std::size_t bytes);
+
+/** Writes values as raw T (the machine's byte order) as the file path, through an OutputFile. */
+template<typename T>
+void
+WriteBinaryFile(const std::string & path, const std::vector<T> & values)
+{
+  WriteBinaryFile(path, values.data(), values.size() * sizeof(T));
+}
 
 /**
  * Prints rows (rows[0] is the header) as aligned columns: the first

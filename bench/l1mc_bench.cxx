@@ -29,7 +29,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <limits>
@@ -313,12 +312,7 @@ SaveInputs(const Image & image, const std::string & directory)
   {
     const std::string path =
       directory + "/l1mc_" + image.name + "_" + std::to_string(image.n) + (noisy ? "_noisy" : "_clean") + ".f64";
-    std::ofstream out(path, std::ios::binary);
-    const std::vector<double> & values = noisy ? image.noisy : image.clean;
-    out.write(reinterpret_cast<const char *>(values.data()), std::streamsize(values.size() * sizeof(double)));
-    out.close();
-    if (!out)
-      throw gpur::Error("cannot write " + path);
+    gpur::bench::WriteBinaryFile(path, noisy ? image.noisy : image.clean);
     std::cout << "wrote " << path << "\n";
   }
 }
@@ -716,7 +710,7 @@ PrintPeer(const std::vector<Row> & rows,
 }
 
 void
-WriteJson(std::ofstream & out,
+WriteJson(std::ostream & out,
           const Options & o,
           const std::vector<Target> & targets,
           const std::vector<Row> & rows,
@@ -776,9 +770,6 @@ WriteJson(std::ofstream & out,
     first = false;
   }
   out << "\n  ] }\n}\n";
-  out.close();
-  if (!out)
-    throw gpur::Error("error while writing " + o.json);
 }
 
 } // namespace
@@ -793,9 +784,7 @@ main(int argc, char * argv[])
       return 0;
     const std::vector<std::size_t> sizes = Sizes(o);
     const std::map<std::size_t, Peer> peers = ParsePeers(o);
-    std::ofstream json(o.json);
-    if (!json)
-      throw gpur::Error("cannot write " + o.json);
+    gpur::bench::OutputFile json(o.json); // opened now: a bad path fails before the runs
     const std::uint64_t copyBytes = o.quick ? gpur::bench::kQuickCopyBytes : gpur::bench::kCopyBytes;
     std::vector<Target> targets;
     if (!o.noCPUReference)
@@ -847,7 +836,8 @@ main(int argc, char * argv[])
       std::cout << "\nAgainst " << o.peerName << " (its figures as given; ratios > 1: ours faster):\n";
       PrintPeer(rows, quality, peers, o.peerName);
     }
-    WriteJson(json, o, targets, rows, quality, peers);
+    WriteJson(json.Stream(), o, targets, rows, quality, peers);
+    json.Commit();
     std::cout << "\nwrote " << o.json << "\n";
     return 0;
   }

@@ -25,7 +25,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <string>
@@ -287,7 +286,7 @@ PrintTable(const std::vector<Row> & rows)
 }
 
 void
-WriteJson(std::ofstream & out, const Options & o, const std::vector<Target> & targets, const std::vector<Row> & rows)
+WriteJson(std::ostream & out, const Options & o, const std::vector<Target> & targets, const std::vector<Row> & rows)
 {
   out << std::setprecision(6);
   out << "{\n  \"benchmark\": \"levellines_bench\",\n  \"real\": \"float\",\n  \"sigma\": " << kSigma
@@ -312,9 +311,6 @@ WriteJson(std::ofstream & out, const Options & o, const std::vector<Target> & ta
         << ", \"copyGBps\": " << r.copyGbps << ", \"bandwidthFraction\": " << r.KernelGbps() / r.copyGbps << " }";
   }
   out << "\n  ]\n}\n";
-  out.close();
-  if (!out)
-    throw gpur::Error("error while writing " + o.json);
 }
 
 } // namespace
@@ -327,9 +323,7 @@ main(int argc, char * argv[])
     Options o;
     if (!ParseOptions(argc, argv, o))
       return 0;
-    std::ofstream json(o.json);
-    if (!json)
-      throw gpur::Error("cannot write " + o.json);
+    gpur::bench::OutputFile json(o.json); // opened now: a bad path fails before the runs
     for (const auto & d : gpur::ListDevices())
       std::cout << "device " << d.Describe() << "\n";
     const std::vector<Case> cases = MakeCases(o);
@@ -344,7 +338,8 @@ main(int argc, char * argv[])
         }
     std::cout << "\n";
     PrintTable(rows);
-    WriteJson(json, o, targets, rows);
+    WriteJson(json.Stream(), o, targets, rows);
+    json.Commit();
     std::cout << "\nwrote " << o.json << "\n";
     return 0;
   }

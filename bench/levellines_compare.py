@@ -26,12 +26,13 @@ the astronaut (gray) at 512 x 512. Slow peers skip sizes above
 """
 
 import argparse
-import json
 import os
 import platform
 import time
 
 import numpy as np
+
+from bench_output import write_json
 
 SEED = 14
 
@@ -221,8 +222,7 @@ def main(argv=None):
         "timing": "median wall seconds of the Python call after a warm-up, conversions included",
         "results": rows,
     }
-    with open(args.json, "w") as out:
-        json.dump(result, out, indent=1)
+    write_json(args.json, result)
     print(f"\nwrote {args.json}")
     return result
 

@@ -51,7 +51,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <functional>
 #include <iomanip>
 #include <iostream>
@@ -680,9 +679,9 @@ PrintTable(const std::vector<Row> & rows)
 }
 
 /** A JSON number, or null for NaN (not applicable). */
-/** Writes the JSON report to `out`, opened at start-up so that a bad path fails before the runs. */
+/** Writes the JSON report to `out` (an OutputFile's stream, opened at start-up: a bad path fails before the runs). */
 void
-WriteJson(std::ofstream & out,
+WriteJson(std::ostream & out,
           const Options & o,
           const std::string & fftw,
           const std::vector<Target> & targets,
@@ -727,9 +726,6 @@ WriteJson(std::ofstream & out,
         << ", \"skipped\": " << (r.skipped.empty() ? "null" : JsonString(r.skipped)) << " }";
   }
   out << "\n  ]\n}\n";
-  out.close();
-  if (!out)
-    throw gpur::Error("error while writing " + o.json);
 }
 
 } // namespace
@@ -749,9 +745,7 @@ main(int argc, char * argv[])
     std::vector<unsigned> radices;
     for (const auto & q : gpur::bench::SplitCommas(o.radices))
       radices.push_back(q == "4" ? 4u : 2u);
-    std::ofstream json(o.json);
-    if (!json)
-      throw gpur::Error("cannot write " + o.json);
+    gpur::bench::OutputFile json(o.json); // opened now: a bad path fails before the runs
 
     std::string fftw = "not built (FFTW not found at configure time)";
 #ifdef GPUR_HAVE_FFTW
@@ -788,7 +782,8 @@ main(int argc, char * argv[])
       }
     std::cout << "\n";
     PrintTable(rows);
-    WriteJson(json, o, fftw, targets, rows);
+    WriteJson(json.Stream(), o, fftw, targets, rows);
+    json.Commit();
     std::cout << "\nwrote " << o.json << "\n";
     return 0;
   }

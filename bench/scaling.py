@@ -72,6 +72,8 @@ import time
 
 import numpy as np
 
+from bench_output import open_output, write_json
+
 TV_SIZES = {2: [256, 512, 1024, 2048, 4096], 3: [64, 128, 256, 512]}
 PSCR_SIZES = {2: [255, 511, 1023, 2047, 4095], 3: [63, 127, 255, 511]}
 QUICK_TV_SIZES = {2: [32, 64], 3: [8, 16]}
@@ -661,8 +663,7 @@ def main(argv=None):
     def save():  # after each part, so that a failure later keeps what was measured
         summary["wallSeconds"] = time.perf_counter() - started
         summary["load1AtEnd"] = load_average()
-        with open(args.json, "w") as f:
-            json.dump(summary, f, indent=1)
+        write_json(args.json, summary)
 
     # The two-device part first: it is the shortest, and the one that needs the Python package.
     if not args.no_two_device:
@@ -681,7 +682,7 @@ def main(argv=None):
             summary["sweeps"].append(sweep.to_json())
             save()
     for markdown in (False, True) if args.markdown else (False,):
-        with open(args.markdown, "w", encoding="utf-8") if markdown else contextlib.nullcontext(sys.stdout) as out:
+        with open_output(args.markdown, encoding="utf-8") if markdown else contextlib.nullcontext(sys.stdout) as out:
             with contextlib.redirect_stdout(out):
                 for sweep in sweeps:
                     print_sweep(sweep, markdown)

@@ -29,7 +29,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <limits>
@@ -262,25 +261,14 @@ MakeProblem(std::size_t n, const Options & o)
   return p;
 }
 
-template<typename T>
-void
-WriteRaw(const std::string & path, const std::vector<T> & values)
-{
-  std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char *>(values.data()), std::streamsize(values.size() * sizeof(T)));
-  out.close();
-  if (!out)
-    throw gpur::Error("error while writing " + path);
-}
-
 void
 SaveProblem(const Problem & p, const std::string & directory)
 {
   const std::string stem = directory + "/sparse_" + std::to_string(p.n) + "_";
-  WriteRaw(stem + "generator.f64", p.sensing.generator);
-  WriteRaw(stem + "mask.u8", p.sensing.mask);
-  WriteRaw(stem + "truth.f64", p.truth);
-  WriteRaw(stem + "y.f64", p.y);
+  gpur::bench::WriteBinaryFile(stem + "generator.f64", p.sensing.generator);
+  gpur::bench::WriteBinaryFile(stem + "mask.u8", p.sensing.mask);
+  gpur::bench::WriteBinaryFile(stem + "truth.f64", p.truth);
+  gpur::bench::WriteBinaryFile(stem + "y.f64", p.y);
 }
 
 gpur::SparseRecoveryParameters
@@ -753,7 +741,7 @@ PrintSummary(const std::vector<Row> & rows, const std::string & real)
 }
 
 void
-WriteJson(std::ofstream & out, const Options & o, const std::vector<Target> & targets, const std::vector<Row> & rows)
+WriteJson(std::ostream & out, const Options & o, const std::vector<Target> & targets, const std::vector<Row> & rows)
 {
   const gpur::SparseRecoveryParameters engine = Parameters(gpur::SparseSolver::CPADMM, o);
   out << "{\n  \"benchmark\": \"sparse_bench\",\n  \"quick\": " << (o.quick ? "true" : "false")
@@ -784,9 +772,6 @@ WriteJson(std::ofstream & out, const Options & o, const std::vector<Target> & ta
         << ", \"skipped\": " << (r.skipped.empty() ? "null" : JsonString(r.skipped)) << " }";
   }
   out << "\n  ]\n}\n";
-  out.close();
-  if (!out)
-    throw gpur::Error("error while writing " + o.json);
 }
 
 /** The name of the dense baseline running a solver's iteration ("" for CPADMM). */
@@ -871,9 +856,7 @@ main(int argc, char * argv[])
     Options o;
     if (!ParseOptions(argc, argv, o))
       return 0;
-    std::ofstream json(o.json);
-    if (!json)
-      throw gpur::Error("cannot write " + o.json);
+    gpur::bench::OutputFile json(o.json); // opened now: a bad path fails before the runs
     for (const auto & d : gpur::ListDevices())
       std::cout << "device " << d.Describe() << "\n";
     const std::uint64_t copyBytes = o.quick ? gpur::bench::kQuickCopyBytes : gpur::bench::kCopyBytes;
@@ -916,7 +899,8 @@ main(int argc, char * argv[])
                 << " (set-up included; '> S': not reached in S seconds):\n";
       PrintSummary(rows, real);
     }
-    WriteJson(json, o, targets, rows);
+    WriteJson(json.Stream(), o, targets, rows);
+    json.Commit();
     std::cout << "\nwrote " << o.json << "\n";
     if (o.check)
     {

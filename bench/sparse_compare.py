@@ -41,6 +41,8 @@ import time
 
 import numpy as np
 
+from bench_output import write_json
+
 
 class Problem:
     """One problem as sparse_bench wrote it: generator v, mask, signal and zero-filled measurements."""
@@ -368,8 +370,7 @@ def main(argv=None):
                "pylops": pylops_version, "problem": bench.get("problem"), "relativeAlpha": args.relative_alpha,
                "target": args.target, "bench": {"devices": bench.get("devices"), "backends": bench.get("backends")},
                "results": [r.as_json() for r in results]}
-    with open(args.json, "w") as f:
-        json.dump(summary, f, indent=1)
+    write_json(args.json, summary)
     print(f"\nwrote {args.json}")
     return summary
 

@@ -39,7 +39,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <fstream>
 #include <functional>
 #include <iomanip>
 #include <iostream>
@@ -839,7 +838,7 @@ PrintQuality(const QualityConfig & q, const std::vector<QualityRow> & rows)
 // --- Output ------------------------------------------------------------------
 
 void
-WriteJson(std::ofstream & out,
+WriteJson(std::ostream & out,
           const Options & o,
           const std::vector<Target> & targets,
           const std::vector<ThroughputRow> & throughput,
@@ -906,9 +905,6 @@ WriteJson(std::ofstream & out,
     out << "\n    ]\n  ";
   }
   out << "}\n}\n";
-  out.close();
-  if (!out)
-    throw gpur::Error("error while writing " + o.json);
 }
 
 /** Returns false when --help was printed. */
@@ -998,9 +994,7 @@ main(int argc, char * argv[])
     Options o;
     if (!ParseOptions(argc, argv, o))
       return 0;
-    std::ofstream json(o.json);
-    if (!json)
-      throw gpur::Error("cannot write " + o.json);
+    gpur::bench::OutputFile json(o.json); // opened now: a bad path fails before the runs
     for (const auto & d : gpur::ListDevices())
       std::cout << "device " << d.Describe() << "\n";
 
@@ -1027,7 +1021,8 @@ main(int argc, char * argv[])
     }
     if (!quality.empty())
       PrintQuality(q, quality);
-    WriteJson(json, o, targets, throughput, scaling, q, quality);
+    WriteJson(json.Stream(), o, targets, throughput, scaling, q, quality);
+    json.Commit();
     std::cout << "\nwrote " << o.json << "\n";
     return 0;
   }

@@ -20,7 +20,6 @@
 #include "gpurPhantom.h"
 #include "gpurTVDenoiser.h"
 
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <string>
@@ -389,9 +388,9 @@ PrintTable(const std::vector<Row> & rows)
     }
 }
 
-/** Writes the JSON report to `out`, opened at start-up so that a bad path fails before the runs. */
+/** Writes the JSON report to `out` (an OutputFile's stream, opened at start-up: a bad path fails before the runs). */
 void
-WriteJson(std::ofstream & out,
+WriteJson(std::ostream & out,
           const Options & o,
           const std::vector<Target> & targets,
           const std::vector<Row> & rows,
@@ -452,9 +451,6 @@ WriteJson(std::ofstream & out,
         << ", \"objectiveExcess\": " << h.objectiveExcess << " }";
   }
   out << "\n  ]\n}\n";
-  out.close();
-  if (!out)
-    throw gpur::Error("error while writing " + o.json);
 }
 
 } // namespace
@@ -467,9 +463,7 @@ main(int argc, char * argv[])
     Options o;
     if (!ParseOptions(argc, argv, o))
       return 0;
-    std::ofstream json(o.json);
-    if (!json)
-      throw gpur::Error("cannot write " + o.json);
+    gpur::bench::OutputFile json(o.json); // opened now: a bad path fails before the runs
     for (const auto & d : gpur::ListDevices())
       std::cout << "device " << d.Describe() << "\n";
     std::cout << "model: floats per voxel per iteration: 2D " << FloatsPerVoxelPerIteration(2) << ", 3D "
@@ -508,7 +502,8 @@ main(int argc, char * argv[])
     std::cout << "\n";
     PrintAutoChoices(choices);
     PrintHalfAccuracy(halves);
-    WriteJson(json, o, targets, rows, choices, halves);
+    WriteJson(json.Stream(), o, targets, rows, choices, halves);
+    json.Commit();
     std::cout << "\nwrote " << o.json << "\n";
     return 0;
   }

@@ -41,13 +41,14 @@ Every figure has the 1-minute load average beside it. Prints tables and writes J
 
 import argparse
 import ctypes
-import json
 import os
 import platform
 import sys
 import time
 
 import numpy as np
+
+from bench_output import write_json
 
 WEIGHT = 0.1  # scikit-image's default weight; lam = 1 / weight
 NOISE = 0.1
@@ -384,8 +385,7 @@ def main(argv=None):
     if "throughput" in args.parts:
         summary["throughput"], summary["quality"] = throughput_part(args, igr, log)
     print_tables(summary)
-    with open(args.json, "w") as out:
-        json.dump(summary, out, indent=1)
+    write_json(args.json, summary)
     return summary
 
 

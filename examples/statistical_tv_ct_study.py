@@ -27,12 +27,16 @@ Needs the package (``python3 -m pip install .`` from the repository root) and sc
 """
 
 import argparse
-import json
 import math
 import os
+import sys
 import time
 
 import numpy as np
+
+# Examples are not installed: they run from the repository, where bench/'s output helper writes their JSON whole.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "bench"))
+from bench_output import write_json  # noqa: E402
 
 GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
 
@@ -218,8 +222,7 @@ def main(argv=None):
     directory = os.path.dirname(path)
     if directory:
         os.makedirs(directory, exist_ok=True)
-    with open(path, "w") as out:
-        json.dump(result, out, indent=1)
+    write_json(path, result)
     print(f"wrote {path} ({result['seconds']:.0f} s)")
     return result
 

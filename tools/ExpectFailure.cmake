@@ -4,8 +4,9 @@
 # Runs TOOL with ARGS ("|"-separated) and fails unless it exits non-zero with
 # a last stderr line "<PROGRAM>: <reason>" (PROGRAM: itkgpurestoration-tv unless
 # given) matching MESSAGE (a progress bar may come before it), and leaves neither OUTPUT nor a
-# temporary file of OUTPUT (<name>.partial-*) in OUTPUT's directory or its parent
-# (only OUTPUT's own: other tests write into the parent at the same time). With -DONE_LINE=ON that
+# temporary file of OUTPUT (the tools' <stem>.partial-*, the benchmarks' <name>.partial-*) in
+# OUTPUT's directory or its parent (only OUTPUT's own: other tests write into the parent at the
+# same time). With -DONE_LINE=ON that
 # line must be all of stderr (for failures before any progress is shown).
 # With -DTMPFS=<size> (e.g. 200k) OUTPUT's directory is a tmpfs of that size, mounted for the run
 # (a full disk) and unmounted after it, and must be left empty; where mounting is not allowed the
@@ -19,13 +20,14 @@ string(REPLACE "|" ";" args "${ARGS}")
 get_filename_component(dir "${OUTPUT}" DIRECTORY)
 get_filename_component(parent "${dir}" DIRECTORY)
 get_filename_component(stem "${OUTPUT}" NAME_WE)
+get_filename_component(name "${OUTPUT}" NAME)
 if(TMPFS)
   # A mount left by an interrupted earlier run would hide the folder's contents.
   execute_process(COMMAND umount "${dir}" RESULT_VARIABLE ignored OUTPUT_QUIET ERROR_QUIET)
 endif()
 file(REMOVE_RECURSE "${dir}")
 if(EXISTS "${parent}")
-  file(GLOB leftovers "${parent}/${stem}.partial-*")
+  file(GLOB leftovers "${parent}/${stem}.partial-*" "${parent}/${name}.partial-*")
   if(leftovers)
     file(REMOVE_RECURSE ${leftovers})
   endif()
@@ -70,7 +72,7 @@ if(EXISTS "${OUTPUT}")
 endif()
 foreach(d "${dir}" "${parent}")
   if(EXISTS "${d}")
-    file(GLOB leftovers "${d}/${stem}.partial-*")
+    file(GLOB leftovers "${d}/${stem}.partial-*" "${d}/${name}.partial-*")
     if(leftovers)
       list(APPEND problems "a failed run left temporary files: ${leftovers}")
     endif()

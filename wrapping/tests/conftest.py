@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 import importlib.util
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -9,10 +10,16 @@ BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 
 def load_bench_script(name):
-    """bench/<name>.py as a module; the test is skipped where the package is tested outside the repository."""
+    """bench/<name>.py as a module; the test is skipped where the package is tested outside the repository.
+
+    bench/ goes on sys.path, as when the script runs as ``python3 bench/<name>.py``: the scripts import
+    bench/bench_output.py.
+    """
     path = BENCH / f"{name}.py"
     if not path.exists():
         pytest.skip(f"bench/{name}.py not found (the package is tested outside the repository)")
+    if str(BENCH) not in sys.path:
+        sys.path.insert(0, str(BENCH))
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conftest import load_bench_script
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
@@ -227,11 +229,7 @@ def test_levellines_compare_quick(tmp_path):
     """The peer benchmark's smoke run: every method gives a row with times and PSNRs (speed is not asserted)."""
     pytest.importorskip("SimpleITK")
     pytest.importorskip("skimage")
-    spec = importlib.util.spec_from_file_location("levellines_compare", EXAMPLES.parent / "bench" / "levellines_compare.py")
-    if not Path(spec.origin).exists():
-        pytest.skip("bench/levellines_compare.py not found (the package is tested outside the repository)")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_bench_script("levellines_compare")
     result = module.main(["--quick", "--devices", "none", "--json", str(tmp_path / "compare.json")])
     assert json.loads((tmp_path / "compare.json").read_text())["benchmark"] == "levellines_compare"
     methods = [r["method"] for r in result["results"]]

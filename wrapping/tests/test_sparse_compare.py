@@ -1,14 +1,11 @@
 # SPDX-License-Identifier: Apache-2.0
 """bench/sparse_compare.py on a problem written here the way sparse_bench --save-problems writes it."""
 
-import importlib.util
 import json
-from pathlib import Path
 
 import numpy as np
-import pytest
 
-COMPARE = Path(__file__).resolve().parents[2] / "bench" / "sparse_compare.py"
+from conftest import load_bench_script
 
 
 def write_problem(directory, n, seed=15):
@@ -32,11 +29,7 @@ def test_sparse_compare_peers(tmp_path):
     Within 5 %, not exactly: rounding differs (FFT or matrix products), and over thousands of iterations near the
     threshold FISTA's path amplifies it (3928, 3970 and 4041 iterations at n = 512).
     """
-    if not COMPARE.exists():
-        pytest.skip("bench/sparse_compare.py not found (the package is tested outside the repository)")
-    spec = importlib.util.spec_from_file_location("sparse_compare", COMPARE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_bench_script("sparse_compare")
     n = 512
     write_problem(tmp_path, n)
     summary = module.main(["--problems", str(tmp_path), "--min-log2", "9", "--max-log2", "9", "--ista-max-log2", "0",
