@@ -23,12 +23,14 @@ fi
 benches=(tv_bench statistical_tv_bench pscr_bench l1mc_bench levellines_bench sparse_bench flow_bench)
 
 # The C library and C++ runtime are the machine's own: say so plainly when they are too old for the bundle.
+# (Every reader here reads its whole input: a reader that stops early, such as head, would kill the writer
+# with SIGPIPE, which pipefail turns into exit 141.)
 requirements() {
   local need have
   for need in $(cat "$here/REQUIREMENTS"); do
     case $need in
-      GLIBCXX_*) have=$(strings "$(ldconfig -p | awk '/libstdc\+\+\.so\.6 /{print $NF; exit}')" | grep -c "^$need\$" || true) ;;
-      GLIBC_*) have=$(ldd --version | head -1 | grep -o '[0-9.]*$' | awk -v n="${need#GLIBC_}" '{ split($0, a, "."); split(n, b, "."); print (a[1] > b[1] || (a[1] == b[1] && a[2] >= b[2])) ? 1 : 0 }') ;;
+      GLIBCXX_*) have=$(strings "$(ldconfig -p | awk '/libstdc\+\+\.so\.6 / && !found {print $NF; found = 1}')" | grep -c "^$need\$" || true) ;;
+      GLIBC_*) have=$(ldd --version | awk 'NR == 1' | grep -o '[0-9.]*$' | awk -v n="${need#GLIBC_}" '{ split($0, a, "."); split(n, b, "."); print (a[1] > b[1] || (a[1] == b[1] && a[2] >= b[2])) ? 1 : 0 }') ;;
     esac
     [ "$have" != 0 ] || { echo "run.sh: this machine lacks $need, which the bundle needs (REQUIREMENTS)" >&2; return 1; }
   done
