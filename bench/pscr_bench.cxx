@@ -27,10 +27,11 @@
 // (ApplySeparableOperator), so all solvers are held to the same discrete
 // problem. The copy bandwidth of each target (gpurBench) gives a reference:
 // "copy passes" is the solve time over the time of reading f and writing u
-// once at that bandwidth. A "fast transforms" row on the CPU times the
+// once at that bandwidth. A "fast transforms" row per target times the
 // solver's automatic choice for this grid, its fast-transform path (the
-// DST-I on every axis, the checked Solve, gpurPSCRSolver.h), which the PSCR
-// rows leave out (PSCROptions::fastTransforms off). Prints a table and writes JSON.
+// DST-I on every axis: FFTW on the CPU, VkFFT on a device; gpurPSCRSolver.h),
+// which the PSCR rows leave out (PSCROptions::fastTransforms off). Prints a
+// table and writes JSON.
 //
 //   pscr_bench [--sizes 2d:127,255,3d:31,63] [--reals float,double] [--radices 4,2] [--devices SELECTION]
 //              [--fftw-plan measure|estimate|patient] [--no-fftw] [--json FILE] [--quick]
@@ -545,68 +546,51 @@ RunCase(const Case & c,
 #endif
 
   const gpur::SeparableOperator<Real> opReal = gpur::CastOperator<Real>(op);
-  // The solver's automatic choice on the CPU: its fast-transform path for this
-  // uniform Dirichlet grid (the checked Solve, as for the PSCR rows).
-  for (const Target & t : targets)
+  // One PSCRSolver row: the checked Solve on the CPU; on a device the
+  // device-resident Solve and EnqueueSolve (TimeDeviceSolve).
+  auto solverRow = [&](const Target & t, const std::string & solver, unsigned radix, bool fastTransforms)
   {
-    if (!t.devices.empty())
-      continue;
-    std::cerr << "pscr_bench: " << c.Name() << " " << real << ", fast transforms on " << t.name << "...\n";
+    std::cerr << "pscr_bench: " << c.Name() << " " << real << ", " << solver << " on " << t.name << "...\n";
     Row r;
     r.grid = c;
     r.real = real;
-    r.solver = "fast transforms";
+    r.solver = solver;
+    r.radix = fastTransforms ? 0 : radix;
     r.target = t.name;
     r.fftwSolveSeconds = fftwSolve;
     r.onePassSeconds = OnePassSeconds<Real>(c, t);
-    const gpur::Stopwatch setupWatch;
-    const gpur::PSCRSolver<Real> solver(opReal, PSCROptionsFor(t, 4, true));
-    r.initSeconds = setupWatch.Seconds();
-    gpur::PSCRSolveReport report;
-    r.solveSeconds = r.checkedSeconds = BestSolveSeconds([&] { report = solver.Solve(f.data(), u.data()); }, o, r.runs);
-    Record(report, r);
-    r.timedCall = "Solve";
-    r.residual = RelativeResidual(op, f, u, hostLoop);
+    try
+    {
+      const gpur::Stopwatch setupWatch;
+      const gpur::PSCRSolver<Real> s(opReal, PSCROptionsFor(t, radix, fastTransforms));
+      r.initSeconds = setupWatch.Seconds();
+      if (t.devices.empty())
+      {
+        gpur::PSCRSolveReport report;
+        r.solveSeconds = r.checkedSeconds = BestSolveSeconds([&] { report = s.Solve(f.data(), u.data()); }, o, r.runs);
+        Record(report, r);
+        r.timedCall = "Solve";
+      }
+      else
+        gpur::TranslateCLErrors([&] { TimeDeviceSolve(s, f, u, o, r); });
+      r.residual = RelativeResidual(op, f, u, hostLoop);
+    }
+    catch (const gpur::InvalidArgument & e) // the device cannot take it: no fp64, too little memory
+    {
+      r.initSeconds = r.transferSeconds = r.solveSeconds = r.checkedSeconds = r.residual = r.residualOverFloor =
+        kNaN; // nothing partial is reported
+      r.runs = 0;
+      r.skipped = e.what();
+    }
     rows.push_back(r);
-  }
+  };
+  // The solver's automatic choice on each target: its fast-transform path for
+  // this uniform Dirichlet grid (FFTW's DST-I on the CPU, VkFFT on a device).
+  for (const Target & t : targets)
+    solverRow(t, "fast transforms", 4, true);
   for (const Target & t : targets)
     for (const unsigned radix : radices)
-    {
-      std::cerr << "pscr_bench: " << c.Name() << " " << real << ", PSCR q = " << radix << " on " << t.name << "...\n";
-      Row r;
-      r.grid = c;
-      r.real = real;
-      r.solver = "PSCR q=" + std::to_string(radix);
-      r.radix = radix;
-      r.target = t.name;
-      r.fftwSolveSeconds = fftwSolve;
-      r.onePassSeconds = OnePassSeconds<Real>(c, t);
-      try
-      {
-        const gpur::Stopwatch setupWatch;
-        const gpur::PSCRSolver<Real> solver(opReal, PSCROptionsFor(t, radix));
-        r.initSeconds = setupWatch.Seconds();
-        if (t.devices.empty())
-        {
-          gpur::PSCRSolveReport report;
-          r.solveSeconds = r.checkedSeconds =
-            BestSolveSeconds([&] { report = solver.Solve(f.data(), u.data()); }, o, r.runs);
-          Record(report, r);
-          r.timedCall = "Solve";
-        }
-        else
-          gpur::TranslateCLErrors([&] { TimeDeviceSolve(solver, f, u, o, r); });
-        r.residual = RelativeResidual(op, f, u, hostLoop);
-      }
-      catch (const gpur::InvalidArgument & e) // the device cannot take it: no fp64, too little memory
-      {
-        r.initSeconds = r.transferSeconds = r.solveSeconds = r.checkedSeconds = r.residual = r.residualOverFloor =
-          kNaN; // nothing partial is reported
-        r.runs = 0;
-        r.skipped = e.what();
-      }
-      rows.push_back(r);
-    }
+      solverRow(t, "PSCR q=" + std::to_string(radix), radix, false);
 }
 
 /**

@@ -134,6 +134,22 @@ public:
   void
   Inverse(const DeviceBuffer<Complex> & in, const DeviceBuffer<Complex> & out) const;
 
+  /**
+   * In-place real-to-complex on one device buffer in FFTW's padded in-place
+   * layout: each array's real rows of nx values stored 2 (nx/2+1) values
+   * apart, the pitch of a half-spectrum row. ForwardInPlace leaves the half
+   * spectrum there, InverseInPlace takes it back to padded real rows (scaled
+   * by 1/N). No copy is made (Forward and Inverse copy into that layout
+   * first): for pipelines whose own kernels write and read the padded rows.
+   * The buffer holds at least SpectralElements(). Device RealToComplex plans
+   * with nx >= 2 only (InvalidArgument otherwise); enqueued, nothing waits.
+   */
+  void
+  ForwardInPlace(const DeviceBuffer<Complex> & data) const;
+  /** See ForwardInPlace. */
+  void
+  InverseInPlace(const DeviceBuffer<Complex> & data) const;
+
 private:
   class Impl;
   std::unique_ptr<Impl> m_Impl;

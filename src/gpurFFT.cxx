@@ -140,6 +140,19 @@ public:
       });
   }
 
+  // The padded in-place real transforms: an OpenCL RealToComplex plan with nx >= 2.
+  void
+  InPlacePadded(const DeviceBuffer<Complex> & data, int direction, const char * call) const
+  {
+    RequireKind(FFTKind::RealToComplex, call);
+    const VkFFTTransform<T> & transform = Device(call);
+    if (geometry.nx < 2)
+    {
+      throw InvalidArgument(std::string("FFTPlan: ") + call + " needs nx >= 2 (this plan's nx is 1)");
+    }
+    TranslateCLErrors([&] { transform.InPlace(data, direction); });
+  }
+
   // Device buffers: an OpenCL plan only.
   template<bool IsForward, typename In, typename Out>
   void
@@ -293,6 +306,20 @@ void
 FFTPlan<T>::Inverse(const DeviceBuffer<Complex> & in, const DeviceBuffer<Complex> & out) const
 {
   m_Impl->template OnDevice<false>(FFTKind::ComplexToComplex, "Inverse(to complex)", in, out);
+}
+
+template<typename T>
+void
+FFTPlan<T>::ForwardInPlace(const DeviceBuffer<Complex> & data) const
+{
+  m_Impl->InPlacePadded(data, -1, "ForwardInPlace");
+}
+
+template<typename T>
+void
+FFTPlan<T>::InverseInPlace(const DeviceBuffer<Complex> & data) const
+{
+  m_Impl->InPlacePadded(data, 1, "InverseInPlace");
 }
 
 template class FFTPlan<float>;

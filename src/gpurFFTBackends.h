@@ -106,6 +106,9 @@ public:
   Inverse(const DeviceBuffer<Complex> & in, const DeviceBuffer<T> & out) const;
   void
   Inverse(const DeviceBuffer<Complex> & in, const DeviceBuffer<Complex> & out) const;
+  /** The transform in place on a buffer of at least the spectrum's size (direction -1 forward, 1 inverse). */
+  void
+  InPlace(const DeviceBuffer<Complex> & data, int direction) const;
 
 private:
   struct App;

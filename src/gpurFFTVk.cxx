@@ -147,11 +147,6 @@ VkFFTTransform<T>::VkFFTTransform(const FFTGeometry & geometry, const DeviceInfo
     throw InvalidArgument("FFTPlan: a spectrum of " + std::to_string(a.bytes) +
                           " bytes exceeds the largest allocation of " + a.context->Info().name);
   }
-  if (m_Geometry.kind == FFTKind::RealToComplex)
-  {
-    a.scratch = std::make_unique<DeviceBuffer<Complex>>(*a.context, m_Geometry.Spectral());
-  }
-
   const FFTGeometry & g = m_Geometry;
   a.identity = g.Points() == 1;
   if (a.identity)
@@ -229,6 +224,10 @@ VkFFTTransform<T>::Inverse(const DeviceBuffer<Complex> & in, const DeviceBuffer<
   CheckCount(in, m_Geometry.Spectral(), "spectrum input");
   CheckCount(out, m_Geometry.Spatial(), "real output");
   const cl::CommandQueue & queue = m_App->context->Queue(0);
+  if (!m_App->scratch) // made on first use: in-place callers (InPlace) never need it
+  {
+    m_App->scratch = std::make_unique<DeviceBuffer<Complex>>(*m_App->context, m_Geometry.Spectral());
+  }
   m_App->scratch->CopyFrom(queue, in);
   m_App->Run(m_App->scratch->Get(), 1);
   CopyRows(queue,
@@ -245,6 +244,18 @@ void
 VkFFTTransform<T>::Inverse(const DeviceBuffer<Complex> & in, const DeviceBuffer<Complex> & out) const
 {
   m_App->InPlace(in, out, 1);
+}
+
+template<typename T>
+void
+VkFFTTransform<T>::InPlace(const DeviceBuffer<Complex> & data, int direction) const
+{
+  if (data.Size() < m_Geometry.Spectral())
+  {
+    throw InvalidArgument("FFTPlan: the in-place buffer holds " + std::to_string(data.Size()) +
+                          " complex elements, the plan needs at least " + std::to_string(m_Geometry.Spectral()));
+  }
+  m_App->Run(data.Get(), direction);
 }
 
 template class VkFFTTransform<float>;

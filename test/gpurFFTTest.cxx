@@ -18,6 +18,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace
@@ -360,6 +361,73 @@ TEST(FFTPlan, DeviceBuffersAgainstFFTWFloat)
 TEST(FFTPlan, DeviceBuffersAgainstFFTWDouble)
 {
   CheckDeviceAgainstFFTW<double>();
+}
+
+// ForwardInPlace / InverseInPlace on the padded r2c layout: the same spectrum
+// as Forward (bit for bit: the same VkFFT application runs, Forward only copies
+// into that layout first), and the padded real rows back; refused on CPU
+// plans, complex plans, nx = 1 and a buffer smaller than the spectrum.
+template<typename T>
+void
+CheckInPlacePadded()
+{
+  if (!HaveDevice(std::is_same<T, double>::value))
+    GTEST_SKIP() << "no OpenCL device (with fp64 for double)";
+  using Complex = std::complex<T>;
+  const gpur::DeviceInfo device = gpur::SelectDevices().front();
+  auto context = gpur::DeviceContext::Get(device);
+  const cl::CommandQueue & queue = context->Queue(0);
+  for (const std::vector<std::size_t> & size : std::vector<std::vector<std::size_t>>{ { 92 }, { 64, 5 } })
+  {
+    const std::size_t batch = 3, nx = size[0], rows = (size.size() > 1 ? size[1] : 1) * batch, pitch = nx / 2 + 1;
+    const FFTPlan<T> plan(FFTKind::RealToComplex, size, batch, device);
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<T> d(-1, 1);
+    std::vector<T> x(plan.SpatialElements());
+    for (T & v : x)
+      v = d(rng);
+    std::vector<Complex> padded(plan.SpectralElements() + 4); // one larger than needed: allowed
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::size_t i = 0; i < nx; ++i)
+        reinterpret_cast<T *>(padded.data())[r * 2 * pitch + i] = x[r * nx + i];
+    const gpur::DeviceBuffer<T> in(*context, x.size());
+    const gpur::DeviceBuffer<Complex> out(*context, plan.SpectralElements()), work(*context, padded.size());
+    in.Upload(queue, x);
+    work.Upload(queue, padded);
+    plan.Forward(in, out);
+    plan.ForwardInPlace(work);
+    std::vector<Complex> a(plan.SpectralElements()), b(padded.size());
+    out.Download(queue, a.data(), a.size());
+    work.Download(queue, b.data(), b.size());
+    EXPECT_TRUE(std::equal(a.begin(), a.end(), b.begin())) << "nx " << nx;
+    plan.InverseInPlace(work);
+    work.Download(queue, b.data(), b.size());
+    double worst = 0;
+    for (std::size_t r = 0; r < rows; ++r)
+      for (std::size_t i = 0; i < nx; ++i)
+        worst =
+          std::max(worst, double(std::abs(reinterpret_cast<const T *>(b.data())[r * 2 * pitch + i] - x[r * nx + i])));
+    EXPECT_LE(worst, 8 * Bound<T>(plan.SpatialElements() / batch)) << "nx " << nx;
+  }
+  const FFTPlan<T> cpu(FFTKind::RealToComplex, { 8 });
+  const FFTPlan<T> c2c(FFTKind::ComplexToComplex, { 8 }, 1, device);
+  const FFTPlan<T> column(FFTKind::RealToComplex, { 1, 8 }, 1, device);
+  const FFTPlan<T> r2c(FFTKind::RealToComplex, { 8 }, 2, device);
+  const gpur::DeviceBuffer<Complex> buffer(*context, 10), small(*context, 9);
+  EXPECT_THROW(cpu.ForwardInPlace(buffer), gpur::InvalidArgument);
+  EXPECT_THROW(c2c.ForwardInPlace(buffer), gpur::InvalidArgument);
+  EXPECT_THROW(column.InverseInPlace(buffer), gpur::InvalidArgument);
+  EXPECT_THROW(r2c.InverseInPlace(small), gpur::InvalidArgument);
+}
+
+TEST(FFTPlan, InPlacePaddedFloat)
+{
+  CheckInPlacePadded<float>();
+}
+
+TEST(FFTPlan, InPlacePaddedDouble)
+{
+  CheckInPlacePadded<double>();
 }
 
 TEST(FFTPlan, BadArgumentsAreRefused)

@@ -118,8 +118,8 @@ DeclareOptions(gpur::cli::Parser & parser, Options & o)
     .label = "Radix";
   parser
     .AddSwitch("--no-fast-transforms",
-               "Solve with PSCR on every axis. By default the CPU backend diagonalises the image's uniform "
-               "Dirichlet/Neumann axes with fast sine/cosine transforms (FFTW), several times faster; the result "
+               "Solve with PSCR on every axis. By default both backends diagonalise the image's uniform "
+               "Dirichlet/Neumann axes with fast sine/cosine transforms (FFTW, VkFFT), several times faster; the result "
                "is the same to rounding.",
                o.noFastTransforms)
     .label = "PSCR only (no fast transforms)";

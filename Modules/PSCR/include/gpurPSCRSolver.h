@@ -89,14 +89,16 @@
 // tridiag(-1, 2, -1)) with Dirichlet at both ends, or the reflecting Neumann
 // condition at both ends (gpurSeparableProblems.h), is diagonalised by a fast
 // sine or cosine transform (the DST-I or the DCT-II; [Strang1999]), computed
-// by FFTW [Frigo2005]. On the CPU backend, real operators with such axes
+// by FFTW [Frigo2005] on the CPU backend and by real FFTs of the extended
+// lines (VkFFT [Tolmachev2023]) on OpenCL. Real operators with such axes
 // transform them and solve the independent problems left per transform mode
 // ([Myllykoski2018, eqs. (2.5)-(2.6)] with the axis eigenvalue in the shift):
 // a division when every axis is transformed (the classical FFT Poisson
 // solver, O(N log N)), tridiagonal solves along the one axis left, or 2D PSCR
 // on the two left. Other axes (non-uniform meshes, finite-element mass
 // matrices, mixed Dirichlet-Neumann ends) and complex operators stay with
-// PSCR, and so does the OpenCL backend. The result is the same to rounding;
+// PSCR; on OpenCL so do operators with two axes left, and axes whose FFT
+// exceeds FFTDeviceAxisLimit. The result is the same to rounding;
 // the solve is checked and refined as any other, and its report says which
 // path ran (PSCRSolveReport::path, Path()). Singular operators take the fast
 // path when their null vector is the constants (pure Neumann, c = 0).

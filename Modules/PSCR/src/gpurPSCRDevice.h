@@ -7,6 +7,7 @@
 #define gpurPSCRDevice_h
 
 #include "gpurBuffer.h"
+#include "gpurPSCRFastTransformsDevice.h"
 #include "gpurPSCRPlan.h"
 #include "gpurProgram.h"
 #include "gpurPSCRCheckedSolve.h"
@@ -38,7 +39,7 @@ RoundUp(std::size_t n, std::size_t m)
 /**
  * The module's program for Scalar on the context's device: the core's
  * gpur_common.cl and gpur_reduce.cl with pscr_scalar.cl, pscr_tridiagonal.cl,
- * pscr_solve.cl and pscr_residual.cl (-DPSCR_COMPLEX for complex scalars;
+ * pscr_solve.cl, pscr_residual.cl and pscr_fast.cl (-DPSCR_COMPLEX for complex scalars;
  * `servesFloat`: -DPSCR_NARROW for the float/double conversions). `device` is
  * checked for fp64, which every PSCR program needs (InvalidArgument naming
  * `what`); a compiler error throws BuildError with the build log.
@@ -180,11 +181,14 @@ public:
   void
   Narrow(const cl::Buffer & wide, const cl::Buffer & narrow);
 
-  /** Whether the innermost tridiagonal solves run in local memory (see TridiagonalDeviceSolver). */
+  /**
+   * Whether the innermost tridiagonal solves run in local memory (see
+   * TridiagonalDeviceSolver); false on the fast-transform path.
+   */
   bool
   TridiagonalUsesLocalMemory() const
   {
-    return m_Tridiagonal->UsesLocalMemory();
+    return m_Tridiagonal && m_Tridiagonal->UsesLocalMemory();
   }
 
 private:
@@ -243,6 +247,8 @@ private:
   DeviceBuffer<RealType<Scalar>> m_Partials; ///< singular: 3 sums per work-group
   DeviceBuffer<double> m_ResidualPartials;   ///< 3 sums per work-group
   std::unique_ptr<TridiagonalDeviceSolver<Scalar>> m_Tridiagonal;
+  /** The fast-transform path, when the plan has its axes (PSCRPlan::trig; real scalars only). */
+  std::unique_ptr<FastTransformDeviceSolver<RealType<Scalar>>> m_Fast;
   Kernel m_Gather, m_BlockEnds, m_ReduceCouple, m_BackCouple, m_BackUpdate, m_NullDot, m_NullAxpy, m_Residual, m_Add,
     m_Widen, m_Narrow;
   std::size_t m_Group = 1, m_WideGroup = 1; ///< dimension-0 work-group sizes of the level kernels

@@ -94,6 +94,32 @@ DetectTrigAxis(const AxisFactors<double> & axis)
   return none;
 }
 
+std::string
+FastTransformDescription(const std::vector<TrigAxis> & trig)
+{
+  std::string transformed, remaining;
+  std::size_t remainingAxes = 0;
+  for (std::size_t d = 0; d < trig.size(); ++d)
+  {
+    const TrigTransformKind kind = trig[d].kind;
+    if (kind == TrigTransformKind::None)
+    {
+      remaining += std::string(remaining.empty() ? "" : ", ") + AxisName(d);
+      ++remainingAxes;
+    }
+    else
+    {
+      transformed += std::string(transformed.empty() ? "" : ", ") + AxisName(d) + ": " + ToString(kind);
+    }
+  }
+  std::string out = "fast transforms (" + transformed + ")";
+  if (remainingAxes == 1)
+    out += " + tridiagonal (" + remaining + ")";
+  else if (remainingAxes > 1)
+    out += " + PSCR (" + remaining + ")";
+  return out;
+}
+
 template<typename Scalar>
 FastTransformSolver<Scalar>::FastTransformSolver(const std::vector<std::size_t> & shape,
                                                  const std::vector<TrigAxis> & trig,
@@ -107,31 +133,19 @@ FastTransformSolver<Scalar>::FastTransformSolver(const std::vector<std::size_t> 
   , m_SingularMode(singularMode)
 {
   std::vector<TrigTransformKind> forward, inverse;
-  std::string transformed, remaining;
   double scale = 1;
   for (std::size_t d = 0; d < shape.size(); ++d)
   {
     const TrigTransformKind kind = trig[d].kind;
     forward.push_back(kind);
     inverse.push_back(InverseTrigTransform(kind));
-    if (kind == TrigTransformKind::None)
-    {
-      remaining += std::string(remaining.empty() ? "" : ", ") + AxisName(d);
-      continue;
-    }
-    transformed += std::string(transformed.empty() ? "" : ", ") + AxisName(d) + ": " + ToString(kind);
-    scale *= trig[d].mass * TrigTransformRoundTripScale(kind, shape[d]);
+    if (kind != TrigTransformKind::None)
+      scale *= trig[d].mass * TrigTransformRoundTripScale(kind, shape[d]);
   }
   m_Scale = 1 / scale;
   m_Forward = std::make_unique<TrigTransformPlan<Scalar>>(shape, forward);
   m_Inverse = std::make_unique<TrigTransformPlan<Scalar>>(shape, inverse);
-  const std::size_t remainingAxes = static_cast<std::size_t>(
-    std::count_if(trig.begin(), trig.end(), [](const TrigAxis & a) { return a.kind == TrigTransformKind::None; }));
-  m_Description = "fast transforms (" + transformed + ")";
-  if (remainingAxes == 1)
-    m_Description += " + tridiagonal (" + remaining + ")";
-  else if (remainingAxes > 1)
-    m_Description += " + PSCR (" + remaining + ")";
+  m_Description = FastTransformDescription(trig);
 }
 
 template<typename Scalar>

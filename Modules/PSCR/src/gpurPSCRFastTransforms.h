@@ -55,6 +55,14 @@ TrigAxis
 DetectTrigAxis(const AxisFactors<double> & axis);
 
 /**
+ * The path's description, the same on every backend: e.g. "fast transforms
+ * (x: DST-I, y: DST-I)", "fast transforms (z: DCT-II) + tridiagonal (y)" or
+ * "fast transforms (z: DST-I) + PSCR (x, y)".
+ */
+std::string
+FastTransformDescription(const std::vector<TrigAxis> & trig);
+
+/**
  * Solves the shifted problem of the remaining axes in place on a contiguous
  * array (their values, x fastest): (A_R + shift M_R) x = x, or, for
  * `singularPath`, one solution of the singular one (its right-hand side is

@@ -112,6 +112,11 @@ PSCRDeviceSolver<Scalar>::PSCRDeviceSolver(std::shared_ptr<const PSCRPlan<Scalar
   const PSCRPlan<Scalar> & p = *m_Plan;
   const unsigned dims = static_cast<unsigned>(p.axes.size());
   const std::size_t count = p.Count();
+  // The fast-transform path (PSCRPlan::trig) replaces the reduction's
+  // workspace and its tridiagonal solver with its own.
+  const bool fast = !p.trig.empty();
+  if (fast && IsComplex<Scalar>::value)
+    throw Error("PSCR on OpenCL: internal error, a fast-transform plan for complex scalars");
   // Problems per axis: one at the top; each level of axis d hands P x jobs to axis d - 1.
   std::vector<std::size_t> problems(dims, 1);
   for (unsigned d = dims - 1; d >= 1; --d)
@@ -129,7 +134,7 @@ PSCRDeviceSolver<Scalar>::PSCRDeviceSolver(std::shared_ptr<const PSCRPlan<Scalar
     axisTotal += a.Size();
   need(count);
   need(4 * axisTotal);
-  for (unsigned d = 1; d < dims; ++d)
+  for (unsigned d = 1; d < dims && !fast; ++d)
   {
     const PSCRAxisPlan<Scalar> & ap = p.reduced[d];
     const std::uint64_t S = p.InnerCount(d);
@@ -144,8 +149,19 @@ PSCRDeviceSolver<Scalar>::PSCRDeviceSolver(std::shared_ptr<const PSCRPlan<Scalar
   need(count); // f, kept for the residuals
   need(count); // the residual, then the correction
   scalars += (4 * axisTotal * sizeof(double) + sizeof(Scalar) - 1) / sizeof(Scalar); // the Gram tables
-  const std::uint64_t tridiagonal =
-    TridiagonalDeviceSolver<Scalar>::Bytes(device, p.axes[0].Size(), p.tridiagonal, problems[0]);
+  std::uint64_t tridiagonal = 0;
+  if constexpr (!IsComplex<Scalar>::value)
+  {
+    if (fast)
+    {
+      std::vector<std::size_t> shape;
+      for (const AxisFactors<Scalar> & a : p.axes)
+        shape.push_back(a.Size());
+      tridiagonal = FastTransformDeviceSolver<Scalar>::Bytes(device, shape, p.trig, p.tridiagonal);
+    }
+  }
+  if (!fast)
+    tridiagonal = TridiagonalDeviceSolver<Scalar>::Bytes(device, p.axes[0].Size(), p.tridiagonal, problems[0]);
   m_Context->CheckMemory(scalars * sizeof(Scalar) + tridiagonal,
                          std::max<std::uint64_t>(largest * sizeof(Scalar), tridiagonal),
                          "PSCR solve of " + Shape(p));
@@ -201,7 +217,7 @@ PSCRDeviceSolver<Scalar>::PSCRDeviceSolver(std::shared_ptr<const PSCRPlan<Scalar
       m_ResidualPartials = DeviceBuffer<double>(context, 3 * m_ReduceGroups);
       m_TopShift = UploadNew(context, std::vector<Scalar>{ p.shift });
       m_Axes.resize(dims);
-      for (unsigned d = 1; d < dims; ++d)
+      for (unsigned d = 1; d < dims && !fast; ++d)
       {
         const PSCRAxisPlan<Scalar> & ap = p.reduced[d];
         AxisBuffers & a = m_Axes[d];
@@ -235,8 +251,15 @@ PSCRDeviceSolver<Scalar>::PSCRDeviceSolver(std::shared_ptr<const PSCRPlan<Scalar
       }
       m_Rhs = DeviceBuffer<Scalar>(context, count);
       m_Correction = DeviceBuffer<Scalar>(context, count);
-      m_Tridiagonal = std::make_unique<TridiagonalDeviceSolver<Scalar>>(
-        context, device, p.axes[0], p.tridiagonal, problems[0], servesFloat);
+      if constexpr (!IsComplex<Scalar>::value)
+      {
+        if (fast)
+          m_Fast = std::make_unique<FastTransformDeviceSolver<Scalar>>(
+            context, device, program, p.axes, p.trig, double(p.shift), p.singular, p.tridiagonal, servesFloat);
+      }
+      if (!fast)
+        m_Tridiagonal = std::make_unique<TridiagonalDeviceSolver<Scalar>>(
+          context, device, p.axes[0], p.tridiagonal, problems[0], servesFloat);
       context.Queue(0).finish(); // the uploads read host vectors that end here
     });
 }
@@ -276,7 +299,10 @@ PSCRDeviceSolver<Scalar>::Pass(const cl::Buffer & u)
     double unused = 0;
     NullAxpy(u, m_MassNull, FromWide<Scalar>(NullDot(u, m_Null, unused)));
   }
-  Axis(static_cast<unsigned>(p.axes.size() - 1), u, 1, m_TopShift.Get(), p.singular ? 0 : -1);
+  if (m_Fast)
+    m_Fast->Solve(Queue(), u);
+  else
+    Axis(static_cast<unsigned>(p.axes.size() - 1), u, 1, m_TopShift.Get(), p.singular ? 0 : -1);
   if (p.singular)
   {
     double unused = 0;

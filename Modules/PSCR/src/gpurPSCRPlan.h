@@ -104,6 +104,11 @@ struct PSCRPlan
    * runs; set by PSCRSolver for real scalars, not by BuildPSCRPlan or CastPlan.
    */
   std::shared_ptr<const FastTransformSolver<Scalar>> fast;
+  /**
+   * The OpenCL solves' fast-transform path: every axis' TrigAxis when it runs
+   * (gpurPSCRFastTransformsDevice.h), else empty; set by PSCRSolver.
+   */
+  std::vector<TrigAxis> trig;
 
   std::size_t
   Count() const
@@ -172,6 +177,7 @@ CastPlan(const PSCRPlan<From> & from)
   to.refinementSteps = from.refinementSteps;
   to.wellPosed = from.wellPosed;
   to.content = from.content;
+  to.trig = from.trig;
   return to;
 }
 

@@ -665,9 +665,62 @@ LeadingOperator(const SeparableOperator<Scalar> & op, std::size_t maxCount)
       l.offDiagonal.assign(t.offDiagonal.begin(), t.offDiagonal.begin() + (m - 1));
       return l;
     };
-    out.axes.push_back(AxisFactors<Scalar>{ lead(axis.A), lead(axis.M) });
+    AxisFactors<Scalar> part{ lead(axis.A), lead(axis.M) };
+    // A reflecting Neumann axis keeps its end row (w, not the interior 2w), so
+    // that the part takes the fast transforms where the operator does.
+    if constexpr (!IsComplex<Scalar>::value)
+      if (m < n && DetectTrigAxis(CastAxis<double>(axis)).kind == TrigTransformKind::DCT2)
+        part.A.diagonal.back() = axis.A.diagonal.back();
+    out.axes.push_back(std::move(part));
   }
   return out;
+}
+
+/**
+ * The axes of the OpenCL fast-transform path for a real operator on
+ * `device` (see gpurPSCRFastTransformsDevice.h), or empty where PSCR runs:
+ * DeviceTakesFastTransforms refuses the axes, or the operator is singular
+ * with c != 0 (its null vector is then not the constants).
+ */
+std::vector<TrigAxis>
+DeviceFastAxes(const SeparableOperator<double> & op, const DeviceInfo & device, bool singular)
+{
+  std::vector<TrigAxis> trig;
+  for (const AxisFactors<double> & axis : op.axes)
+    trig.push_back(DetectTrigAxis(axis));
+  if (!DeviceTakesFastTransforms(device, trig) || (singular && op.shift != 0.0))
+    return {};
+  return trig;
+}
+
+/**
+ * A plan with the fast-transform path of `backend` added where the solver
+ * would take it (Auto's probe times the path the solves run).
+ */
+template<typename Scalar>
+std::shared_ptr<const PSCRPlan<Scalar>>
+WithFastPath(std::shared_ptr<const PSCRPlan<Scalar>> plan,
+             const SeparableOperator<Scalar> & op,
+             const PSCROptions & options,
+             const ResolvedBackend & backend,
+             const ParallelForFunction & loop)
+{
+  if constexpr (IsComplex<Scalar>::value)
+  {
+    return plan;
+  }
+  else
+  {
+    if (!options.fastTransforms)
+      return plan;
+    const SeparableOperator<double> real = CastOperator<double>(op);
+    auto out = std::make_shared<PSCRPlan<Scalar>>(*plan);
+    if (backend.backend == Backend::OpenCL)
+      out->trig = DeviceFastAxes(real, backend.device, plan->singular);
+    else if (HasTrigAxis(real))
+      out->fast = MakeFastTransforms<Scalar>(real, options, plan->singular, loop);
+    return out;
+  }
 }
 
 /**
@@ -712,7 +765,7 @@ MakeAutoProbe(const SeparableOperator<Scalar> & op, const PSCROptions & options,
         *plan = build(op);
       }
     }
-    const std::shared_ptr<const PSCRPlan<Scalar>> p = *plan;
+    const std::shared_ptr<const PSCRPlan<Scalar>> p = WithFastPath(*plan, part, options, candidate, loop);
     auto rhs = std::make_shared<std::vector<Scalar>>(p->Count());
     for (std::size_t i = 0; i < rhs->size(); ++i)
       (*rhs)[i] = static_cast<Scalar>(static_cast<double>((i * 7919) % 1000) / 1000.0 - 0.5);
@@ -1003,6 +1056,27 @@ PSCRSolver<Scalar>::PSCRSolver(const SeparableOperator<Scalar> & op, const PSCRO
           {
             widePlan.fast = std::move(own);
           }
+        }
+      }
+    }
+  }
+  // On OpenCL: every axis but at most one transformed
+  // (gpurPSCRFastTransformsDevice.h), the plan then without eigenpairs too.
+  if constexpr (!IsComplex<Scalar>::value)
+  {
+    if (options.fastTransforms && m_Backend.backend == Backend::OpenCL)
+    {
+      const SeparableOperator<double> real = CastOperator<double>(op);
+      if (!DeviceFastAxes(real, m_Backend.device, false).empty())
+      {
+        widePlan = build(PlanContent::Structure);
+        widePlan.trig = DeviceFastAxes(real, m_Backend.device, widePlan.singular);
+        fast = !widePlan.trig.empty();
+        if (fast)
+        {
+          s.path = FastTransformDescription(widePlan.trig);
+          if constexpr (Solvers::kNarrow)
+            plan = CastPlan<Scalar>(widePlan);
         }
       }
     }

@@ -80,7 +80,8 @@ BuildPSCRProgram(DeviceContext & context, const DeviceInfo & device, const std::
 {
   ProgramSpec spec(what, std::is_same<RealType<Scalar>, double>::value);
   spec.Core({ "gpur_common.cl", "gpur_reduce.cl" })
-    .Module(kernels::pscr::Find, { "pscr_scalar.cl", "pscr_tridiagonal.cl", "pscr_solve.cl", "pscr_residual.cl" })
+    .Module(kernels::pscr::Find,
+            { "pscr_scalar.cl", "pscr_tridiagonal.cl", "pscr_solve.cl", "pscr_residual.cl", "pscr_fast.cl" })
     .Define("PSCR_COMPLEX", IsComplex<Scalar>::value)
     // The residual checks need fp64 (pscr_residual.cl): a float tridiagonal
     // solver on a device without it builds the rest alone. Every program of a

@@ -3,7 +3,9 @@
 // eigenvalues it assigns them, against the tridiagonal eigensolver), and its
 // solutions against PSCR's (fastTransforms off) on uniform, mixed and
 // non-uniform operators, 2D and 3D, Dirichlet and Neumann, singular ones
-// included, in double and float, on the CPU and beside the OpenCL backend.
+// included, in double and float, on the CPU and on the OpenCL backend.
+#include "gpurBuffer.h"
+#include "gpurContext.h"
 #include "gpurPSCRFastTransforms.h"
 #include "gpurPSCRSolver.h"
 #include "gpurPSCRTesting.h"
@@ -119,16 +121,21 @@ TEST(PSCRFastTransforms, DetectsTheAxesItsTransformsDiagonalise)
   }
 }
 
-// Every combination of transform and PSCR axes, against PSCR on the same f.
-TEST(PSCRFastTransforms, AgreesWithPSCROnUniformMixedAndNonUniformOperators)
+namespace
 {
-  struct Case
-  {
-    std::vector<AxisFactors<double>> axes;
-    double shift;
-    std::string path;
-  };
-  const std::vector<Case> cases{
+
+struct MixedCase
+{
+  std::vector<AxisFactors<double>> axes;
+  double shift;
+  std::string path;
+};
+
+// Every combination of transform and PSCR axes, with the CPU's path.
+std::vector<MixedCase>
+MixedCases()
+{
+  return {
     // 2D: uniform, each axis alone, none.
     { { Uniform(45, 0.7, D), Uniform(33, 1.1, D) }, 0.0, "fast transforms (x: DST-I, y: DST-I)" },
     { { Uniform(45, 0.7, N), Uniform(33, 1.1, N) }, 0.25, "fast transforms (x: DCT-II, y: DCT-II)" },
@@ -158,6 +165,14 @@ TEST(PSCRFastTransforms, AgreesWithPSCROnUniformMixedAndNonUniformOperators)
       -2.0,
       "fast transforms (x: DST-I) + PSCR (y, z)" },
   };
+}
+
+} // namespace
+
+// Every combination of transform and PSCR axes, against PSCR on the same f.
+TEST(PSCRFastTransforms, AgreesWithPSCROnUniformMixedAndNonUniformOperators)
+{
+  const std::vector<MixedCase> cases = MixedCases();
   double worstResidual = 0, worstDifference = 0, worstFloat = 0;
   for (std::size_t k = 0; k < cases.size(); ++k)
   {
@@ -375,18 +390,104 @@ TEST(PSCRFastTransforms, NonFiniteRightHandSideIsNamed)
   EXPECT_LE(solver.Solve(f.data(), u.data()).relativeResidual, 1e-13);
 }
 
-// The OpenCL backend runs PSCR; its solutions agree with the CPU's fast path.
-TEST(PSCRFastTransforms, OpenCLRunsPSCRAndAgrees)
+// On OpenCL (gpurPSCRFastTransformsDevice.h): every axis transformed, or all
+// but one (its tridiagonal solves on the device); two axes left run PSCR.
+// The solutions agree with PSCR's on the CPU, in double and in float.
+TEST(PSCRFastTransforms, OpenCLAgreesWithPSCROnEveryCombination)
+{
+  GPUR_REQUIRE_OPENCL();
+  const std::vector<MixedCase> cases = MixedCases();
+  double worstDifference = 0, worstFloat = 0;
+  for (std::size_t k = 0; k < cases.size(); ++k)
+  {
+    const SeparableOperator<double> op{ cases[k].axes, cases[k].shift };
+    const std::string path = cases[k].path.find("+ PSCR") != std::string::npos ? "PSCR" : cases[k].path;
+    const std::vector<double> f = RandomVector<double>(op.Count(), static_cast<unsigned>(k));
+    std::vector<double> device(f.size()), pscr(f.size());
+    PSCRSolver<double>(op, Options(false)).Solve(f.data(), pscr.data());
+    const PSCRSolver<double> solver(op, Options(true, Backend::OpenCL));
+    EXPECT_EQ(solver.Path(), path) << "case " << k;
+    const PSCRSolveReport report = solver.Solve(f.data(), device.data());
+    EXPECT_EQ(report.path, path) << "case " << k;
+    EXPECT_LE(report.relativeResidual, report.residualTarget) << "case " << k;
+    EXPECT_LE(RelativeResidual(op, device, f), 1e-13) << "case " << k;
+    const double difference = RelativeDifference(device, pscr);
+    EXPECT_LE(difference, 1e-12) << "case " << k;
+    worstDifference = std::max(worstDifference, difference);
+    const std::vector<float> ff(f.begin(), f.end());
+    std::vector<float> uf(f.size());
+    const PSCRSolveReport rf =
+      PSCRSolver<float>(gpur::CastOperator<float>(op), Options(true, Backend::OpenCL)).Solve(ff.data(), uf.data());
+    EXPECT_EQ(rf.path, path) << "case " << k << " float";
+    EXPECT_LE(rf.relativeResidual, rf.residualTarget) << "case " << k << " float";
+    EXPECT_LE(RelativeDifference(uf, pscr), 1e-4) << "case " << k << " float";
+    worstFloat = std::max(worstFloat, rf.relativeResidual / rf.roundingFloor);
+  }
+  std::printf(
+    "  OpenCL fast path vs PSCR: max difference %.2e; float at most %.2f x its floor\n", worstDifference, worstFloat);
+}
+
+// Pure Neumann (c = 0) on OpenCL: the null mode zeroed (every axis a DCT) or
+// the remainder's singular system; the zero-mean solution as on the CPU.
+TEST(PSCRFastTransforms, OpenCLSingularNeumann)
+{
+  GPUR_REQUIRE_OPENCL();
+  const std::vector<std::vector<AxisFactors<double>>> problems{
+    { Uniform(37, 0.5, N), Uniform(21, 1.0, N) },
+    { Uniform(37, 0.5, N), gpur::MakeP1Axis(RandomMesh(17, 2, 2), N, N) },
+    { Uniform(6, 1, N), Uniform(7, 2, N), Uniform(5, 1, N) },
+  };
+  for (std::size_t k = 0; k < problems.size(); ++k)
+  {
+    const SeparableOperator<double> op{ problems[k], 0.0 };
+    const std::vector<double> f = RandomVector<double>(op.Count(), static_cast<unsigned>(20 + k));
+    const PSCRSolver<double> device(op, Options(true, Backend::OpenCL));
+    ASSERT_TRUE(device.IsSingular());
+    EXPECT_EQ(device.Path().rfind("fast transforms", 0), 0u) << "problem " << k;
+    std::vector<double> a(f.size()), b(f.size());
+    const PSCRSolveReport ra = device.Solve(f.data(), a.data());
+    const PSCRSolveReport rb = PSCRSolver<double>(op, Options(false)).Solve(f.data(), b.data());
+    EXPECT_NEAR(ra.incompatibility, rb.incompatibility, 1e-12) << "problem " << k;
+    EXPECT_LE(ra.relativeResidual, ra.residualTarget) << "problem " << k;
+    EXPECT_LE(RelativeDifference(a, b), 1e-11) << "problem " << k;
+  }
+}
+
+// Device buffers, the unchecked EnqueueSolve, a float solve in double (the
+// solver's double twin on the device takes the path too) and Auto.
+TEST(PSCRFastTransforms, OpenCLDeviceBuffersEnqueueAndDouble)
 {
   GPUR_REQUIRE_OPENCL();
   const SeparableOperator<double> op{ { Uniform(40, 1.0, D), Uniform(24, 0.5, N) }, 0.0 };
+  const std::string path = "fast transforms (x: DST-I, y: DCT-II)";
   const std::vector<double> f = RandomVector<double>(op.Count(), 4);
   std::vector<double> cpu(f.size()), device(f.size());
-  const PSCRSolver<double> onCPU(op, Options(true, Backend::CPU));
-  const PSCRSolver<double> onDevice(op, Options(true, Backend::OpenCL));
-  EXPECT_EQ(onDevice.Path(), "PSCR");
-  EXPECT_EQ(onCPU.Path(), "fast transforms (x: DST-I, y: DCT-II)");
-  onCPU.Solve(f.data(), cpu.data());
-  EXPECT_EQ(onDevice.Solve(f.data(), device.data()).path, "PSCR");
+  PSCRSolver<double>(op, Options(true, Backend::CPU)).Solve(f.data(), cpu.data());
+  const PSCRSolver<double> solver(op, Options(true, Backend::OpenCL));
+  gpur::DeviceBuffer<double> fb(solver.Context(), f.size()), ub(solver.Context(), f.size());
+  const cl::CommandQueue & queue = solver.Context().Queue(0);
+  fb.Upload(queue, f);
+  EXPECT_EQ(solver.Solve(fb, ub).path, path);
+  ub.Download(queue, device.data(), device.size());
   EXPECT_LE(RelativeDifference(device, cpu), 1e-12);
+  std::fill(device.begin(), device.end(), 0.0);
+  solver.EnqueueSolve(fb, ub);
+  ub.Download(queue, device.data(), device.size());
+  EXPECT_LE(RelativeDifference(device, cpu), 1e-12);
+
+  PSCROptions always = Options(true, Backend::OpenCL);
+  always.precision = gpur::PSCRPrecision::Double;
+  const std::vector<float> ff(f.begin(), f.end());
+  std::vector<float> uf(f.size());
+  const PSCRSolveReport report = PSCRSolver<float>(gpur::CastOperator<float>(op), always).Solve(ff.data(), uf.data());
+  EXPECT_TRUE(report.computedInDouble);
+  EXPECT_EQ(report.path, path);
+  EXPECT_LE(RelativeDifference(uf, cpu), 1e-6);
+
+  // Auto times the path each backend would run and solves on the one it picks.
+  const PSCRSolver<double> automatic(op, Options(true, Backend::Auto));
+  EXPECT_EQ(automatic.Path(), path);
+  std::vector<double> u(f.size());
+  automatic.Solve(f.data(), u.data());
+  EXPECT_LE(RelativeDifference(u, cpu), 1e-12);
 }

@@ -394,6 +394,9 @@ TEST(PSCRPoissonSolver, OpenCLMatchesCPU)
   opencl->SetBackend(itk::GPURestorationEnums::Backend::OpenCL);
   opencl->Update();
   EXPECT_EQ(std::string(opencl->GetBackendUsed()).rfind("OpenCL: ", 0), 0u) << opencl->GetBackendUsed();
+  // The uniform image axes take the device's fast transforms, as the CPU's.
+  EXPECT_EQ(std::string(opencl->GetSolvePath()), "fast transforms (x: DST-I, y: DCT-II, z: DST-I)");
+  EXPECT_EQ(std::string(opencl->GetSolvePath()), std::string(cpu->GetSolvePath()));
   const double doubleDifference = OutputDifference(opencl->GetOutput(), cpu->GetOutput());
   EXPECT_LE(doubleDifference, 1e-10);
   EXPECT_LE(RelativeResidual(opencl->GetOutput(), fd.GetPointer(), conditions, 0.3), 1e-10);

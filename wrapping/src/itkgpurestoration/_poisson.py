@@ -190,9 +190,9 @@ def solve_poisson(
     radix : {4, 2}
         The radix q of the reduction.
     fast_transforms : bool
-        On the CPU backend (default True), solve by fast sine/cosine
-        transforms (DST-I for Dirichlet, DCT-II for Neumann axes; FFTW), the
-        classical FFT Poisson solver, several times faster than PSCR and the
+        On both backends (default True), solve by fast sine/cosine
+        transforms (DST-I for Dirichlet, DCT-II for Neumann axes; FFTW, VkFFT on
+        OpenCL), the classical FFT Poisson solver, several times faster than PSCR and the
         same to rounding; False: PSCR. The report's ``path`` says which ran.
     project_rhs : bool
         Singular problems only (Neumann on every axis, shift 0): subtract the

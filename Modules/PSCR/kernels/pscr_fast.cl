@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: Apache-2.0
+// The fast-transform path of the PSCR solver on OpenCL
+// (gpurPSCRFastTransformsOpenCL.cxx): the DST-I and DCT-II/III of one axis
+// [Strang1999] as a real FFT of the symmetrically extended lines (VkFFT, in
+// place in FFTW's padded r2c layout, `pitch` reals a line), and the division
+// by the operator's eigenvalues.
+//
+// The data u stay in one array with strides: the pack kernels read the
+// lines of axis a (index j, stride sa; the other two axes' indices ib, ic
+// with strides sb, sc) and write line l = ib + ic * nb of the transform
+// buffer w; the unpack kernels read w's lines back and write u with (other)
+// strides. So no kernel transposes more than one axis, and the one axis left
+// to tridiagonal solves can be laid out contiguously.
+//
+// Real scalars only (the fast path is for real operators).
+#ifndef PSCR_COMPLEX
+
+// The offset in u of entry j of line (ib, ic) of the axis with strides s.
+inline long pscr_fast_at(long j, long ib, long ic, long sa, long sb, long sc)
+{
+  return j * sa + ib * sb + ic * sc;
+}
+
+// DST-I of n points as the real FFT of the odd extension of length N = 2 (n + 1):
+// z = (0, x_0, ..., x_{n-1}, 0, -x_{n-1}, ..., -x_0); then y_k = -Im Z_{k+1}
+// (FFTW's RODFT00, unnormalised).
+__kernel void pscr_fast_pack_dst1(__global const REAL * u,
+                                  int n,
+                                  long sa,
+                                  long sb,
+                                  long sc,
+                                  __global REAL * w,
+                                  long pitch)
+{
+  const int m = get_global_id(0);
+  const long ib = get_global_id(1), ic = get_global_id(2), nb = get_global_size(1);
+  const int N = 2 * (n + 1);
+  if (m >= N)
+    return;
+  REAL v = 0;
+  if (m >= 1 && m <= n)
+    v = u[pscr_fast_at(m - 1, ib, ic, sa, sb, sc)];
+  else if (m >= n + 2)
+    v = -u[pscr_fast_at(N - 1 - m, ib, ic, sa, sb, sc)];
+  w[(ib + ic * nb) * pitch + m] = v;
+}
+
+// DCT-II of n points as the real FFT of the even extension of length N = 2 n:
+// z = (x_0, ..., x_{n-1}, x_{n-1}, ..., x_0); then y_k = Re(exp(-i pi k / (2n)) Z_k)
+// (FFTW's REDFT10).
+__kernel void pscr_fast_pack_dct2(__global const REAL * u,
+                                  int n,
+                                  long sa,
+                                  long sb,
+                                  long sc,
+                                  __global REAL * w,
+                                  long pitch)
+{
+  const int m = get_global_id(0);
+  const long ib = get_global_id(1), ic = get_global_id(2), nb = get_global_size(1);
+  if (m >= 2 * n)
+    return;
+  const int j = m < n ? m : 2 * n - 1 - m;
+  w[(ib + ic * nb) * pitch + m] = u[pscr_fast_at(j, ib, ic, sa, sb, sc)];
+}
+
+// DCT-III of n points (the DCT-II's inverse up to 2n) as the inverse real FFT
+// of length 2n of the half spectrum Z_k = x_k exp(i pi k / (2n)), Z_n = 0: the
+// inverse FFT (which divides by 2n) leaves y_j / (2n) at the line's first n
+// reals. twiddle: cos and sin of pi k / (2n), k < n.
+__kernel void pscr_fast_pack_dct3(__global const REAL * u,
+                                  int n,
+                                  long sa,
+                                  long sb,
+                                  long sc,
+                                  __global REAL * w,
+                                  long pitch,
+                                  __global const REAL * twiddle)
+{
+  const int k = get_global_id(0);
+  const long ib = get_global_id(1), ic = get_global_id(2), nb = get_global_size(1);
+  if (k > n)
+    return;
+  REAL re = 0, im = 0;
+  if (k < n)
+  {
+    const REAL x = u[pscr_fast_at(k, ib, ic, sa, sb, sc)];
+    re = x * twiddle[2 * k];
+    im = x * twiddle[2 * k + 1];
+  }
+  __global REAL * line = w + (ib + ic * nb) * pitch;
+  line[2 * k] = re;
+  line[2 * k + 1] = im;
+}
+
+// After a DST-I: y_k = -Im Z_{k+1}, times scale, into u.
+__kernel void pscr_fast_unpack_dst1(__global const REAL * w,
+                                    long pitch,
+                                    int n,
+                                    __global REAL * u,
+                                    long sa,
+                                    long sb,
+                                    long sc,
+                                    REAL scale)
+{
+  const int k = get_global_id(0);
+  const long ib = get_global_id(1), ic = get_global_id(2), nb = get_global_size(1);
+  if (k >= n)
+    return;
+  u[pscr_fast_at(k, ib, ic, sa, sb, sc)] = -w[(ib + ic * nb) * pitch + 2 * k + 3] * scale;
+}
+
+// After a DCT-II's FFT: y_k = Re Z_k cos(pi k / (2n)) + Im Z_k sin(pi k / (2n)), times scale, into u.
+__kernel void pscr_fast_unpack_dct2(__global const REAL * w,
+                                    long pitch,
+                                    int n,
+                                    __global REAL * u,
+                                    long sa,
+                                    long sb,
+                                    long sc,
+                                    REAL scale,
+                                    __global const REAL * twiddle)
+{
+  const int k = get_global_id(0);
+  const long ib = get_global_id(1), ic = get_global_id(2), nb = get_global_size(1);
+  if (k >= n)
+    return;
+  const __global REAL * z = w + (ib + ic * nb) * pitch + 2 * k;
+  u[pscr_fast_at(k, ib, ic, sa, sb, sc)] = (z[0] * twiddle[2 * k] + z[1] * twiddle[2 * k + 1]) * scale;
+}
+
+// After an inverse real FFT (a DCT-III): the line's first n reals, times scale, into u.
+__kernel void pscr_fast_unpack_real(__global const REAL * w,
+                                    long pitch,
+                                    int n,
+                                    __global REAL * u,
+                                    long sa,
+                                    long sb,
+                                    long sc,
+                                    REAL scale)
+{
+  const int k = get_global_id(0);
+  const long ib = get_global_id(1), ic = get_global_id(2), nb = get_global_size(1);
+  if (k >= n)
+    return;
+  u[pscr_fast_at(k, ib, ic, sa, sb, sc)] = w[(ib + ic * nb) * pitch + k] * scale;
+}
+
+// Every axis transformed: u_k <- u_k / (c + lambda_{x,kx} + lambda_{y,ky} (+ lambda_{z,kz})),
+// in double where the device has it (WIDE), as on the CPU. lambda holds the
+// axes' eigenvalues one after the other (a missing z: one 0 at lz); u is x
+// fastest. nullMode: the singular operator's mode 0 (all k = 0) is set to 0.
+__kernel void pscr_fast_divide(__global REAL * u,
+                               int nx,
+                               int ny,
+                               __global const WIDE * lambda,
+                               int lx,
+                               int ly,
+                               int lz,
+                               WIDE shift,
+                               int nullMode)
+{
+  const int x = get_global_id(0);
+  const long y = get_global_id(1), z = get_global_id(2);
+  if (x >= nx)
+    return;
+  const long i = (z * ny + y) * nx + x;
+  const WIDE d = shift + lambda[lx + x] + lambda[ly + y] + lambda[lz + z];
+  u[i] = (nullMode && i == 0) ? (REAL)0 : (REAL)((WIDE)u[i] / d);
+}
+
+#endif

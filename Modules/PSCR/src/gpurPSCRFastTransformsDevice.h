@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: Apache-2.0
+// The fast-transform path of PSCRSolver on an OpenCL device (internal; the
+// CPU's is gpurPSCRFastTransforms.h, whose axis detection it shares). Each
+// transformed axis runs as a real FFT of its symmetrically extended lines
+// (gpur::FFTPlan, VkFFT, in place in the padded r2c layout) between a pack
+// and an unpack kernel (kernels/pscr_fast.cl): the DST-I for Dirichlet at
+// both ends, the DCT-II and its inverse, the DCT-III, for the reflecting
+// Neumann condition [Strang1999]. With every axis transformed the modes are
+// divided by c + sum of the axes' eigenvalues; with one axis left, its
+// shifted tridiagonal systems, one per mode of the others, are solved by the
+// module's batched device solver. Two axes left stay with PSCR on devices.
+#ifndef gpurPSCRFastTransformsDevice_h
+#define gpurPSCRFastTransformsDevice_h
+
+#include "gpurBuffer.h"
+#include "gpurFFT.h"
+#include "gpurPSCRFastTransforms.h"
+#include "gpurProgram.h"
+#include "gpurSeparableOperator.h"
+
+#include <complex>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <utility>
+#include <vector>
+
+namespace gpur
+{
+
+template<typename Scalar>
+class TridiagonalDeviceSolver;
+
+/**
+ * Whether the device path takes an operator whose axes have `trig`: at least
+ * one axis transformed, at most one left (its tridiagonal solves), and every
+ * transform's FFT (2 (n + 1) points for the DST-I, 2 n for the DCT-II) within
+ * FFTDeviceAxisLimit in double (the precision of every PSCR solver's checks
+ * and of a float solver's solves in double).
+ */
+bool
+DeviceTakesFastTransforms(const DeviceInfo & device, const std::vector<TrigAxis> & trig);
+
+/** u <- A^-1 u on a device for a real operator that DeviceTakesFastTransforms accepts. */
+template<typename Scalar>
+class FastTransformDeviceSolver
+{
+public:
+  /**
+   * axes: the operator's factors (x first), trig their TrigAxis, shift c;
+   * singularMode as for FastTransformSolver. `program` is the module's
+   * (BuildPSCRProgram); servesFloat as for TridiagonalDeviceSolver.
+   */
+  FastTransformDeviceSolver(DeviceContext & context,
+                            const DeviceInfo & device,
+                            const Program & program,
+                            const std::vector<AxisFactors<Scalar>> & axes,
+                            const std::vector<TrigAxis> & trig,
+                            double shift,
+                            bool singularMode,
+                            const TridiagonalOptions & tridiagonal,
+                            bool servesFloat);
+  ~FastTransformDeviceSolver();
+
+  /** Enqueues u <- A^-1 u on `queue` (the context's queue 0, which runs the FFTs), in place. */
+  void
+  Solve(const cl::CommandQueue & queue, const cl::Buffer & u);
+
+  /** Device memory beyond u for these axes: the transform buffer, tables and a remainder's workspace. */
+  static std::uint64_t
+  Bytes(const DeviceInfo & device,
+        const std::vector<std::size_t> & shape,
+        const std::vector<TrigAxis> & trig,
+        const TridiagonalOptions & tridiagonal);
+
+private:
+  using Complex = std::complex<Scalar>;
+  /** The strides of u's layout, per axis. */
+  using Strides = std::vector<long>;
+
+  void
+  Pack(const cl::CommandQueue & queue,
+       std::size_t axis,
+       TrigTransformKind kind,
+       const cl::Buffer & u,
+       const Strides & s);
+  void
+  Unpack(const cl::CommandQueue & queue,
+         std::size_t axis,
+         TrigTransformKind kind,
+         const cl::Buffer & u,
+         const Strides & s,
+         double scale);
+  /** The index space (transform axis, the others in order) of a kernel over `axis`, dimension 0 rounded up. */
+  cl::NDRange
+  Range(std::size_t axis, std::size_t first) const;
+  /** a's stride, then the other axes' in order: the kernels' (sa, sb, sc). */
+  std::vector<cl_long>
+  Ordered(std::size_t axis, const Strides & s) const;
+  const FFTPlan<Scalar> &
+  Plan(std::size_t axis) const;
+
+  std::vector<std::size_t> m_Shape;
+  std::vector<TrigAxis> m_Trig;
+  std::size_t m_Count = 1;
+  /** The axis left to tridiagonal solves, or the dimension when every axis is transformed. */
+  std::size_t m_Remainder;
+  bool m_SingularMode;
+  double m_Shift;
+  /** 1 / (prod_t m_t * prod over DST-I axes of 2 (n + 1)): the DCT pair here is normalised. */
+  double m_Scale = 1;
+  Strides m_Natural, m_RemainderFirst;
+  /** One FFT plan per (points, lines); Plan(axis) finds an axis' own. */
+  std::map<std::pair<std::size_t, std::size_t>, std::unique_ptr<FFTPlan<Scalar>>> m_Plans;
+  DeviceBuffer<Complex> m_Work;
+  std::vector<DeviceBuffer<Scalar>> m_Twiddles; ///< per DCT axis: cos, sin of pi k / (2 n), k < n
+  DeviceBuffer<double> m_Lambda;                ///< every axis transformed: the axes' eigenvalues and a 0
+  std::vector<cl_int> m_LambdaOffset;
+  DeviceBuffer<Scalar> m_Shifts; ///< one axis left: c + the other axes' eigenvalues, per system
+  std::unique_ptr<TridiagonalDeviceSolver<Scalar>> m_Tridiagonal;
+  Kernel m_PackDST1, m_PackDCT2, m_PackDCT3, m_UnpackDST1, m_UnpackDCT2, m_UnpackReal, m_Divide;
+  std::size_t m_Group = 64;
+};
+
+extern template class FastTransformDeviceSolver<float>;
+extern template class FastTransformDeviceSolver<double>;
+
+} // namespace gpur
+
+#endif
