@@ -91,9 +91,17 @@ private:
          const cl::Buffer & u,
          const Strides & s,
          double scale);
-  /** The index space (transform axis, the others in order) of a kernel over `axis`, dimension 0 rounded up. */
-  cl::NDRange
-  Range(std::size_t axis, std::size_t first) const;
+  /** How a pack or unpack kernel runs over `axis`, with `points` along it, on the layout `s`. */
+  struct Launch
+  {
+    /** *_across when the axis is not contiguous in s, else *_along (kernels/pscr_fast.cl): the index of the pair. */
+    std::size_t across = 0;
+    /** The size of the first other axis (the kernels' nb). */
+    cl_long nb = 1;
+    cl::NDRange global;
+  };
+  Launch
+  LaunchOver(std::size_t axis, std::size_t points, const Strides & s) const;
   /** a's stride, then the other axes' in order: the kernels' (sa, sb, sc). */
   std::vector<cl_long>
   Ordered(std::size_t axis, const Strides & s) const;
@@ -118,7 +126,9 @@ private:
   std::vector<cl_int> m_LambdaOffset;
   DeviceBuffer<Scalar> m_Shifts; ///< one axis left: c + the other axes' eigenvalues, per system
   std::unique_ptr<TridiagonalDeviceSolver<Scalar>> m_Tridiagonal;
-  Kernel m_PackDST1, m_PackDCT2, m_PackDCT3, m_UnpackDST1, m_UnpackDCT2, m_UnpackReal, m_Divide;
+  /** Each pack and unpack kernel: [0] its *_along, [1] its *_across entry point. */
+  Kernel m_PackDST1[2], m_PackDCT2[2], m_PackDCT3[2], m_UnpackDST1[2], m_UnpackDCT2[2], m_UnpackReal[2];
+  Kernel m_Divide;
   std::size_t m_Group = 64;
 };
 
