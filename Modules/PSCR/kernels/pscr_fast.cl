@@ -12,13 +12,12 @@
 // strides. So the one axis left to tridiagonal solves can be laid out
 // contiguously.
 //
-// Each kernel comes in two index orders, chosen by the host per axis:
-// *_along runs work-items along the transformed axis (dimension 0: m or k,
-// then ib, ic), for the contiguous axis; *_across runs them across it
-// (dimension 0: ib, then m or k, ic), for a strided axis whose ib is the
-// contiguous x: neighbouring work-items then read and write neighbouring
-// values of u, and each line of w is written a few values at a time while
-// its cache lines stay in cache.
+// `across` (uniform, chosen by the host per axis) orders the work-items:
+// 0 runs dimension 0 along the transformed axis (m or k, then ib, ic), for
+// the contiguous axis; 1 runs it across (ib, then m or k, ic), for a strided
+// axis whose ib is the contiguous x: neighbouring work-items then read and
+// write neighbouring values of u, and each line of w is written a few values
+// at a time while its cache lines stay in cache.
 //
 // Real scalars only (the fast path is for real operators).
 #ifndef PSCR_COMPLEX
@@ -29,21 +28,25 @@ inline long pscr_fast_at(long j, long ib, long ic, long sa, long sb, long sc)
   return j * sa + ib * sb + ic * sc;
 }
 
+// The work-item's position M along the axis and its line (IB, IC), in the order `across` says.
+#define PSCR_FAST_INDEX(M, IB, IC)                                                                                     \
+  const int M = get_global_id(across);                                                                                 \
+  const long IB = get_global_id(1 - across), IC = get_global_id(2)
+
 // DST-I of n points as the real FFT of the odd extension of length N = 2 (n + 1):
 // z = (0, x_0, ..., x_{n-1}, 0, -x_{n-1}, ..., -x_0); then y_k = -Im Z_{k+1}
 // (FFTW's RODFT00, unnormalised).
-inline void pscr_fast_pack_dst1(__global const REAL * u,
-                                int n,
-                                long sa,
-                                long sb,
-                                long sc,
-                                __global REAL * w,
-                                long pitch,
-                                int m,
-                                long ib,
-                                long ic,
-                                long nb)
+__kernel void pscr_fast_pack_dst1(__global const REAL * u,
+                                  int n,
+                                  long sa,
+                                  long sb,
+                                  long sc,
+                                  __global REAL * w,
+                                  long pitch,
+                                  long nb,
+                                  int across)
 {
+  PSCR_FAST_INDEX(m, ib, ic);
   const int N = 2 * (n + 1);
   if (m >= N || ib >= nb)
     return;
@@ -58,18 +61,17 @@ inline void pscr_fast_pack_dst1(__global const REAL * u,
 // DCT-II of n points as the real FFT of the even extension of length N = 2 n:
 // z = (x_0, ..., x_{n-1}, x_{n-1}, ..., x_0); then y_k = Re(exp(-i pi k / (2n)) Z_k)
 // (FFTW's REDFT10).
-inline void pscr_fast_pack_dct2(__global const REAL * u,
-                                int n,
-                                long sa,
-                                long sb,
-                                long sc,
-                                __global REAL * w,
-                                long pitch,
-                                int m,
-                                long ib,
-                                long ic,
-                                long nb)
+__kernel void pscr_fast_pack_dct2(__global const REAL * u,
+                                  int n,
+                                  long sa,
+                                  long sb,
+                                  long sc,
+                                  __global REAL * w,
+                                  long pitch,
+                                  long nb,
+                                  int across)
 {
+  PSCR_FAST_INDEX(m, ib, ic);
   if (m >= 2 * n || ib >= nb)
     return;
   const int j = m < n ? m : 2 * n - 1 - m;
@@ -80,19 +82,18 @@ inline void pscr_fast_pack_dct2(__global const REAL * u,
 // of length 2n of the half spectrum Z_k = x_k exp(i pi k / (2n)), Z_n = 0: the
 // inverse FFT (which divides by 2n) leaves y_j / (2n) at the line's first n
 // reals. twiddle: cos and sin of pi k / (2n), k < n.
-inline void pscr_fast_pack_dct3(__global const REAL * u,
-                                int n,
-                                long sa,
-                                long sb,
-                                long sc,
-                                __global REAL * w,
-                                long pitch,
-                                __global const REAL * twiddle,
-                                int k,
-                                long ib,
-                                long ic,
-                                long nb)
+__kernel void pscr_fast_pack_dct3(__global const REAL * u,
+                                  int n,
+                                  long sa,
+                                  long sb,
+                                  long sc,
+                                  __global REAL * w,
+                                  long pitch,
+                                  __global const REAL * twiddle,
+                                  long nb,
+                                  int across)
 {
+  PSCR_FAST_INDEX(k, ib, ic);
   if (k > n || ib >= nb)
     return;
   REAL re = 0, im = 0;
@@ -107,133 +108,47 @@ inline void pscr_fast_pack_dct3(__global const REAL * u,
   line[2 * k + 1] = im;
 }
 
-// After a DST-I: y_k = -Im Z_{k+1}, times scale, into u.
-inline void pscr_fast_unpack_dst1(__global const REAL * w,
-                                  long pitch,
-                                  int n,
-                                  __global REAL * u,
-                                  long sa,
-                                  long sb,
-                                  long sc,
-                                  REAL scale,
-                                  int k,
-                                  long ib,
-                                  long ic,
-                                  long nb)
-{
-  if (k >= n || ib >= nb)
-    return;
-  u[pscr_fast_at(k, ib, ic, sa, sb, sc)] = -w[(ib + ic * nb) * pitch + 2 * k + 3] * scale;
-}
-
 // After a DCT-II's FFT: y_k = Re Z_k cos(pi k / (2n)) + Im Z_k sin(pi k / (2n)), times scale, into u.
-inline void pscr_fast_unpack_dct2(__global const REAL * w,
-                                  long pitch,
-                                  int n,
-                                  __global REAL * u,
-                                  long sa,
-                                  long sb,
-                                  long sc,
-                                  REAL scale,
-                                  __global const REAL * twiddle,
-                                  int k,
-                                  long ib,
-                                  long ic,
-                                  long nb)
+__kernel void pscr_fast_unpack_dct2(__global const REAL * w,
+                                    long pitch,
+                                    int n,
+                                    __global REAL * u,
+                                    long sa,
+                                    long sb,
+                                    long sc,
+                                    REAL scale,
+                                    __global const REAL * twiddle,
+                                    long nb,
+                                    int across)
 {
+  PSCR_FAST_INDEX(k, ib, ic);
   if (k >= n || ib >= nb)
     return;
   const __global REAL * z = w + (ib + ic * nb) * pitch + 2 * k;
   u[pscr_fast_at(k, ib, ic, sa, sb, sc)] = (z[0] * twiddle[2 * k] + z[1] * twiddle[2 * k + 1]) * scale;
 }
 
-// After an inverse real FFT (a DCT-III): the line's first n reals, times scale, into u.
-inline void pscr_fast_unpack_real(__global const REAL * w,
-                                  long pitch,
-                                  int n,
-                                  __global REAL * u,
-                                  long sa,
-                                  long sb,
-                                  long sc,
-                                  REAL scale,
-                                  int k,
-                                  long ib,
-                                  long ic,
-                                  long nb)
+// Value k of each line at w[line + first + step k], times scale, into u: after a
+// DST-I's FFT y_k = -Im Z_{k+1} (step 2, first 3, scale negated); after the
+// inverse FFT of a DCT-III the line's first n reals (step 1, first 0).
+__kernel void pscr_fast_unpack_strided(__global const REAL * w,
+                                       long pitch,
+                                       int n,
+                                       __global REAL * u,
+                                       long sa,
+                                       long sb,
+                                       long sc,
+                                       REAL scale,
+                                       int step,
+                                       int first,
+                                       long nb,
+                                       int across)
 {
+  PSCR_FAST_INDEX(k, ib, ic);
   if (k >= n || ib >= nb)
     return;
-  u[pscr_fast_at(k, ib, ic, sa, sb, sc)] = w[(ib + ic * nb) * pitch + k] * scale;
+  u[pscr_fast_at(k, ib, ic, sa, sb, sc)] = w[(ib + ic * nb) * pitch + first + step * k] * scale;
 }
-
-// The two entry points of each body above: NAME_along with the position m
-// (or k) in dimension M = 0 and ib in IB = 1, NAME_across the other way round.
-#define PSCR_FAST_ENTRY_POINTS(DEFINE)                                                                               \
-  DEFINE(_along, 0, 1)                                                                                                 \
-  DEFINE(_across, 1, 0)
-
-#define PSCR_FAST_DEFINE_PACK_DST1(SUFFIX, M, IB)                                                                    \
-  __kernel void pscr_fast_pack_dst1##SUFFIX(                                                                           \
-    __global const REAL * u, int n, long sa, long sb, long sc, __global REAL * w, long pitch, long nb)                \
-  {                                                                                                                    \
-    pscr_fast_pack_dst1(u, n, sa, sb, sc, w, pitch, get_global_id(M), get_global_id(IB), get_global_id(2), nb);     \
-  }
-#define PSCR_FAST_DEFINE_PACK_DCT2(SUFFIX, M, IB)                                                                    \
-  __kernel void pscr_fast_pack_dct2##SUFFIX(                                                                           \
-    __global const REAL * u, int n, long sa, long sb, long sc, __global REAL * w, long pitch, long nb)                \
-  {                                                                                                                    \
-    pscr_fast_pack_dct2(u, n, sa, sb, sc, w, pitch, get_global_id(M), get_global_id(IB), get_global_id(2), nb);     \
-  }
-#define PSCR_FAST_DEFINE_PACK_DCT3(SUFFIX, M, IB)                                                                    \
-  __kernel void pscr_fast_pack_dct3##SUFFIX(__global const REAL * u,                                                  \
-                                            int n,                                                                     \
-                                            long sa,                                                                   \
-                                            long sb,                                                                   \
-                                            long sc,                                                                   \
-                                            __global REAL * w,                                                         \
-                                            long pitch,                                                                \
-                                            __global const REAL * twiddle,                                             \
-                                            long nb)                                                                   \
-  {                                                                                                                    \
-    pscr_fast_pack_dct3(                                                                                               \
-      u, n, sa, sb, sc, w, pitch, twiddle, get_global_id(M), get_global_id(IB), get_global_id(2), nb);               \
-  }
-#define PSCR_FAST_DEFINE_UNPACK_DST1(SUFFIX, M, IB)                                                                  \
-  __kernel void pscr_fast_unpack_dst1##SUFFIX(                                                                         \
-    __global const REAL * w, long pitch, int n, __global REAL * u, long sa, long sb, long sc, REAL scale, long nb)    \
-  {                                                                                                                    \
-    pscr_fast_unpack_dst1(                                                                                             \
-      w, pitch, n, u, sa, sb, sc, scale, get_global_id(M), get_global_id(IB), get_global_id(2), nb);                 \
-  }
-#define PSCR_FAST_DEFINE_UNPACK_DCT2(SUFFIX, M, IB)                                                                  \
-  __kernel void pscr_fast_unpack_dct2##SUFFIX(__global const REAL * w,                                                \
-                                              long pitch,                                                              \
-                                              int n,                                                                   \
-                                              __global REAL * u,                                                       \
-                                              long sa,                                                                 \
-                                              long sb,                                                                 \
-                                              long sc,                                                                 \
-                                              REAL scale,                                                              \
-                                              __global const REAL * twiddle,                                           \
-                                              long nb)                                                                 \
-  {                                                                                                                    \
-    pscr_fast_unpack_dct2(                                                                                             \
-      w, pitch, n, u, sa, sb, sc, scale, twiddle, get_global_id(M), get_global_id(IB), get_global_id(2), nb);        \
-  }
-#define PSCR_FAST_DEFINE_UNPACK_REAL(SUFFIX, M, IB)                                                                  \
-  __kernel void pscr_fast_unpack_real##SUFFIX(                                                                         \
-    __global const REAL * w, long pitch, int n, __global REAL * u, long sa, long sb, long sc, REAL scale, long nb)    \
-  {                                                                                                                    \
-    pscr_fast_unpack_real(                                                                                             \
-      w, pitch, n, u, sa, sb, sc, scale, get_global_id(M), get_global_id(IB), get_global_id(2), nb);                 \
-  }
-
-PSCR_FAST_ENTRY_POINTS(PSCR_FAST_DEFINE_PACK_DST1)
-PSCR_FAST_ENTRY_POINTS(PSCR_FAST_DEFINE_PACK_DCT2)
-PSCR_FAST_ENTRY_POINTS(PSCR_FAST_DEFINE_PACK_DCT3)
-PSCR_FAST_ENTRY_POINTS(PSCR_FAST_DEFINE_UNPACK_DST1)
-PSCR_FAST_ENTRY_POINTS(PSCR_FAST_DEFINE_UNPACK_DCT2)
-PSCR_FAST_ENTRY_POINTS(PSCR_FAST_DEFINE_UNPACK_REAL)
 
 // Every axis transformed: u_k <- u_k / (c + lambda_{x,kx} + lambda_{y,ky} (+ lambda_{z,kz})),
 // in double where the device has it (WIDE), as on the CPU. lambda holds the

@@ -91,20 +91,19 @@ private:
          const cl::Buffer & u,
          const Strides & s,
          double scale);
-  /** How a pack or unpack kernel runs over `axis`, with `points` along it, on the layout `s`. */
+  /** The arguments and index space a pack or unpack kernel over `axis` shares. */
   struct Launch
   {
-    /** *_across when the axis is not contiguous in s, else *_along (kernels/pscr_fast.cl): the index of the pair. */
-    std::size_t across = 0;
-    /** The size of the first other axis (the kernels' nb). */
-    cl_long nb = 1;
-    cl::NDRange global;
+    cl_int n = 1;                 ///< the axis' points
+    std::vector<cl_long> strides; ///< (sa, sb, sc): the axis', then the other axes' in order, in u's layout
+    cl_long pitch = 2;            ///< reals of a line of the transform buffer
+    cl_long nb = 1;               ///< the first other axis' size
+    cl_int across = 0;            ///< 1 when the axis is not contiguous in u (see kernels/pscr_fast.cl)
+    cl::NDRange global, local;
   };
+  /** The Launch of a kernel with `points` work-items along `axis`, on u's layout `s`. */
   Launch
   LaunchOver(std::size_t axis, std::size_t points, const Strides & s) const;
-  /** a's stride, then the other axes' in order: the kernels' (sa, sb, sc). */
-  std::vector<cl_long>
-  Ordered(std::size_t axis, const Strides & s) const;
   const FFTPlan<Scalar> &
   Plan(std::size_t axis) const;
 
@@ -126,9 +125,7 @@ private:
   std::vector<cl_int> m_LambdaOffset;
   DeviceBuffer<Scalar> m_Shifts; ///< one axis left: c + the other axes' eigenvalues, per system
   std::unique_ptr<TridiagonalDeviceSolver<Scalar>> m_Tridiagonal;
-  /** Each pack and unpack kernel: [0] its *_along, [1] its *_across entry point. */
-  Kernel m_PackDST1[2], m_PackDCT2[2], m_PackDCT3[2], m_UnpackDST1[2], m_UnpackDCT2[2], m_UnpackReal[2];
-  Kernel m_Divide;
+  Kernel m_PackDST1, m_PackDCT2, m_PackDCT3, m_UnpackDCT2, m_UnpackStrided, m_Divide;
   std::size_t m_Group = 64;
 };
 

@@ -200,19 +200,14 @@ FastTransformDeviceSolver<Scalar>::FastTransformDeviceSolver(DeviceContext & con
       context, device, axes[m_Remainder], tridiagonal, shifts.size(), servesFloat);
   }
 
-  const std::pair<Kernel *, const char *> pairs[] = {
-    { m_PackDST1, "pscr_fast_pack_dst1" },     { m_PackDCT2, "pscr_fast_pack_dct2" },
-    { m_PackDCT3, "pscr_fast_pack_dct3" },     { m_UnpackDST1, "pscr_fast_unpack_dst1" },
-    { m_UnpackDCT2, "pscr_fast_unpack_dct2" }, { m_UnpackReal, "pscr_fast_unpack_real" },
-  };
-  for (const auto & [kernels, name] : pairs)
-  {
-    kernels[0] = program.MakeKernel(std::string(name) + "_along");
-    kernels[1] = program.MakeKernel(std::string(name) + "_across");
-    m_Group = std::min({ m_Group, kernels[0].WorkGroupLimit(), kernels[1].WorkGroupLimit() });
-  }
+  m_PackDST1 = program.MakeKernel("pscr_fast_pack_dst1");
+  m_PackDCT2 = program.MakeKernel("pscr_fast_pack_dct2");
+  m_PackDCT3 = program.MakeKernel("pscr_fast_pack_dct3");
+  m_UnpackDCT2 = program.MakeKernel("pscr_fast_unpack_dct2");
+  m_UnpackStrided = program.MakeKernel("pscr_fast_unpack_strided");
   m_Divide = program.MakeKernel("pscr_fast_divide");
-  m_Group = std::min(m_Group, m_Divide.WorkGroupLimit());
+  for (const Kernel * k : { &m_PackDST1, &m_PackDCT2, &m_PackDCT3, &m_UnpackDCT2, &m_UnpackStrided, &m_Divide })
+    m_Group = std::min(m_Group, k->WorkGroupLimit());
   context.Queue(0).finish(); // the uploads read host vectors that end here
 }
 
@@ -233,23 +228,16 @@ FastTransformDeviceSolver<Scalar>::LaunchOver(std::size_t axis, std::size_t poin
 {
   const std::vector<std::size_t> other = Others(m_Shape.size(), axis);
   const std::size_t nb = m_Shape[other[0]], nc = other.size() > 1 ? m_Shape[other[1]] : 1;
-  Launch out;
-  out.across = s[axis] != 1 ? 1 : 0;
-  out.nb = static_cast<cl_long>(nb);
-  out.global = out.across ? cl::NDRange(pscr::RoundUp(nb, m_Group), points, nc)
-                          : cl::NDRange(pscr::RoundUp(points, m_Group), nb, nc);
-  return out;
-}
-
-template<typename Scalar>
-std::vector<cl_long>
-FastTransformDeviceSolver<Scalar>::Ordered(std::size_t axis, const Strides & s) const
-{
-  std::vector<cl_long> out{ s[axis] };
-  for (const std::size_t d : Others(m_Shape.size(), axis))
-    out.push_back(s[d]);
-  out.resize(3, 0);
-  return out;
+  Launch l;
+  l.n = static_cast<cl_int>(m_Shape[axis]);
+  l.strides = { s[axis], s[other[0]], other.size() > 1 ? s[other[1]] : 0 };
+  l.pitch = static_cast<cl_long>(2 * (FFTPoints(m_Trig[axis].kind, m_Shape[axis]) / 2 + 1));
+  l.nb = static_cast<cl_long>(nb);
+  l.across = s[axis] != 1 ? 1 : 0;
+  l.global = l.across ? cl::NDRange(pscr::RoundUp(nb, m_Group), points, nc)
+                      : cl::NDRange(pscr::RoundUp(points, m_Group), nb, nc);
+  l.local = cl::NDRange(m_Group, 1, 1);
+  return l;
 }
 
 template<typename Scalar>
@@ -261,19 +249,17 @@ FastTransformDeviceSolver<Scalar>::Pack(const cl::CommandQueue & queue,
                                         const Strides & s)
 {
   const std::size_t n = m_Shape[axis];
-  const std::vector<cl_long> st = Ordered(axis, s);
-  const cl_long pitch = static_cast<cl_long>(2 * (FFTPoints(m_Trig[axis].kind, n) / 2 + 1));
-  const cl_int N = static_cast<cl_int>(n);
   const Launch l = LaunchOver(axis, kind == TrigTransformKind::DCT3 ? n + 1 : FFTPoints(kind, n), s);
-  Kernel * pair = kind == TrigTransformKind::DST1   ? m_PackDST1
-                  : kind == TrigTransformKind::DCT2 ? m_PackDCT2
-                                                    : m_PackDCT3;
-  Kernel & k = pair[l.across];
+  const std::vector<cl_long> & st = l.strides;
   if (kind == TrigTransformKind::DCT3)
-    k.Set(u, N, st[0], st[1], st[2], m_Work.Get(), pitch, m_Twiddles[axis].Get(), l.nb);
-  else
-    k.Set(u, N, st[0], st[1], st[2], m_Work.Get(), pitch, l.nb);
-  k.Enqueue(queue, l.global, cl::NDRange(m_Group, 1, 1));
+  {
+    m_PackDCT3.Set(u, l.n, st[0], st[1], st[2], m_Work.Get(), l.pitch, m_Twiddles[axis].Get(), l.nb, l.across);
+    m_PackDCT3.Enqueue(queue, l.global, l.local);
+    return;
+  }
+  Kernel & k = kind == TrigTransformKind::DST1 ? m_PackDST1 : m_PackDCT2;
+  k.Set(u, l.n, st[0], st[1], st[2], m_Work.Get(), l.pitch, l.nb, l.across);
+  k.Enqueue(queue, l.global, l.local);
 }
 
 template<typename Scalar>
@@ -285,21 +271,39 @@ FastTransformDeviceSolver<Scalar>::Unpack(const cl::CommandQueue & queue,
                                           const Strides & s,
                                           double scale)
 {
-  const std::size_t n = m_Shape[axis];
-  const std::vector<cl_long> st = Ordered(axis, s);
-  const cl_long pitch = static_cast<cl_long>(2 * (FFTPoints(m_Trig[axis].kind, n) / 2 + 1));
-  const cl_int N = static_cast<cl_int>(n);
-  const Scalar c = static_cast<Scalar>(scale);
-  const Launch l = LaunchOver(axis, n, s);
-  Kernel * pair = kind == TrigTransformKind::DST1   ? m_UnpackDST1
-                  : kind == TrigTransformKind::DCT2 ? m_UnpackDCT2
-                                                    : m_UnpackReal;
-  Kernel & k = pair[l.across];
+  const Launch l = LaunchOver(axis, m_Shape[axis], s);
+  const std::vector<cl_long> & st = l.strides;
   if (kind == TrigTransformKind::DCT2)
-    k.Set(m_Work.Get(), pitch, N, u, st[0], st[1], st[2], c, m_Twiddles[axis].Get(), l.nb);
-  else
-    k.Set(m_Work.Get(), pitch, N, u, st[0], st[1], st[2], c, l.nb);
-  k.Enqueue(queue, l.global, cl::NDRange(m_Group, 1, 1));
+  {
+    m_UnpackDCT2.Set(m_Work.Get(),
+                     l.pitch,
+                     l.n,
+                     u,
+                     st[0],
+                     st[1],
+                     st[2],
+                     static_cast<Scalar>(scale),
+                     m_Twiddles[axis].Get(),
+                     l.nb,
+                     l.across);
+    m_UnpackDCT2.Enqueue(queue, l.global, l.local);
+    return;
+  }
+  // After a DST-I: -Im Z_{k+1}, at 2 k + 3; after a DCT-III: the k-th real.
+  const bool sine = kind == TrigTransformKind::DST1;
+  m_UnpackStrided.Set(m_Work.Get(),
+                      l.pitch,
+                      l.n,
+                      u,
+                      st[0],
+                      st[1],
+                      st[2],
+                      static_cast<Scalar>(sine ? -scale : scale),
+                      cl_int(sine ? 2 : 1),
+                      cl_int(sine ? 3 : 0),
+                      l.nb,
+                      l.across);
+  m_UnpackStrided.Enqueue(queue, l.global, l.local);
 }
 
 template<typename Scalar>
