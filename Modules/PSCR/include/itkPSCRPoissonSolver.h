@@ -95,7 +95,7 @@ struct EngineEnum<PSCRPoissonSolverEnums::Precision>
  * gpur::PSCRSolver. The image's axes, uniform with Dirichlet or Neumann at
  * both ends, are instead diagonalised by fast sine and cosine transforms (the
  * DST-I, the DCT-II; FFTW on the CPU backend, VkFFT on OpenCL), the classical
- * FFT Poisson solver and 5-14x faster than PSCR on the CPU (2-4.5x on PoCL);
+ * FFT Poisson solver and 3-9x faster than PSCR on the CPU (1.7-8.7x on PoCL);
  * the result is the same to
  * rounding and checked alike. UseFastTransformsOff() forces PSCR;
  * GetSolvePath() says which method ran. Its plan (the eigenproblems of the reduction, the

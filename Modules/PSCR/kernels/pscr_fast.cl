@@ -29,9 +29,12 @@ inline long pscr_fast_at(long j, long ib, long ic, long sa, long sb, long sc)
 }
 
 // The work-item's position M along the axis and its line (IB, IC), in the order `across` says.
+// (get_global_id with constant dimensions: a compiler for CPUs then still
+// sees dimension 0 step by one and vectorises.)
 #define PSCR_FAST_INDEX(M, IB, IC)                                                                                     \
-  const int M = get_global_id(across);                                                                                 \
-  const long IB = get_global_id(1 - across), IC = get_global_id(2)
+  const long g0 = get_global_id(0), g1 = get_global_id(1);                                                            \
+  const int M = (int)(across ? g1 : g0);                                                                               \
+  const long IB = across ? g0 : g1, IC = get_global_id(2)
 
 // DST-I of n points as the real FFT of the odd extension of length N = 2 (n + 1):
 // z = (0, x_0, ..., x_{n-1}, 0, -x_{n-1}, ..., -x_0); then y_k = -Im Z_{k+1}

@@ -12,8 +12,8 @@
 // applied once, at the last forward unpack.
 // A strided axis (y, z) runs its pack and unpack across the lines, x in
 // dimension 0, so that u is read and written in contiguous runs on GPUs; on
-// PoCL (2 cores) either order ran equally fast (2D 2047^2, double: 0.21-0.23
-// s a solve, of which the four FFTs take 4 x 0.034 s).
+// PoCL (2 cores) either order ran equally fast (2D 2047^2, double: about
+// 0.25 s a solve, of which the four FFTs take 4 x 0.034 s).
 #include "gpurPSCRFastTransformsDevice.h"
 
 #include "gpurPSCRDevice.h"
