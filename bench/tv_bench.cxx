@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // TV denoising throughput: iterations per second of the default algorithm
 // (AcceleratedChambollePock, float) on the CPU reference and on each OpenCL
-// device, and the memory bandwidth that implies as a fraction of the copy
-// bandwidth measured in the same run; then, per case, what Backend::Auto
-// chooses on this machine and the two speeds it measured. Each row also gives
-// the bound copy bandwidth / TVMinimalBytesPerVoxel (the fewest bytes an
-// iteration must move) in Mvox*it/s and the fraction of it reached. With
+// device, with the effective bandwidth (the fewest bytes an iteration must
+// move, gpur::TVMinimalBytesPerVoxel, per iteration time) beside the copy
+// bandwidth measured in the same run, and the bound they give: copy
+// bandwidth / TVMinimalBytesPerVoxel in Mvox*it/s, and the fraction of it
+// reached; then, per case, what Backend::Auto chooses on this machine and the
+// two speeds it measured. With
 // --half, each OpenCL device runs again with half-precision duals, and a
 // line per case gives their objective excess over float duals. Prints a
 // table and writes JSON.
@@ -56,8 +57,8 @@ struct Row
   std::string dualStorage = "float32";
   std::size_t voxels = 0;
   unsigned dimension = 0, iterations = 0;
-  double secondsPerIteration = 0, bytesPerIteration = 0, copyGbps = 0;
-  double minimalBytesPerVoxel = 0; ///< gpur::TVMinimalBytesPerVoxel of the run
+  double secondsPerIteration = 0, copyGbps = 0;
+  double minimalBytesPerVoxel = 0; ///< gpur::TVMinimalBytesPerVoxel of the run: what every byte figure counts
   bool differenced = true;         ///< false: --quick fell back to t(2N) / 2N (gpur::bench::OnUntimed)
 
   double
@@ -71,14 +72,15 @@ struct Row
     return voxels * IterationsPerSecond() / 1e6;
   }
   double
+  BytesPerIteration() const
+  {
+    return minimalBytesPerVoxel * double(voxels);
+  }
+  /** The effective bandwidth: the fewest bytes an iteration must move, per iteration time. */
+  double
   Gbps() const
   {
-    return bytesPerIteration * IterationsPerSecond() / 1e9;
-  }
-  double
-  Fraction() const
-  {
-    return Gbps() / copyGbps;
+    return BytesPerIteration() * IterationsPerSecond() / 1e9;
   }
   /** The speed at which the fewest bytes an iteration must move take the copy bandwidth. */
   double
@@ -86,6 +88,7 @@ struct Row
   {
     return copyGbps * 1e9 / minimalBytesPerVoxel / 1e6;
   }
+  /** Of the bound, which is the effective bandwidth over the copy bandwidth too. */
   double
   BoundFraction() const
   {
@@ -114,23 +117,6 @@ struct AutoChoice
   std::string case_, backend, reason;
   double cpuMvoxPerSecond = 0, openclMvoxPerSecond = 0;
 };
-
-/**
- * Floats each voxel must move per iteration of (Accelerated)ChambollePock if
- * every array is read or written exactly once per kernel (stencil neighbours
- * come from cache), d = number of p components = dimension:
- *   dual   (tv_dual):   read ubar, read + write each p component   = 1 + 2d
- *   primal (tv_primal): read f, u and each p component, write u, ubar = 4 + d
- * i.e. 11 floats (44 bytes) in 2D and 14 floats (56 bytes) in 3D. This is a
- * lower bound on the traffic, so the achieved bandwidth is a lower bound too.
- */
-unsigned
-FloatsPerVoxelPerIteration(unsigned dimension)
-{
-  const unsigned dual = 1 + 2 * dimension;
-  const unsigned primal = 4 + dimension;
-  return dual + primal;
-}
 
 /** gpur::TVMinimalBytesPerVoxel of the benchmarked method (float, no weights). */
 std::size_t
@@ -264,7 +250,6 @@ Measure(const Case & c, const Target & t, const Options & o, bool half)
   r.iterations = timing.iterations;
   r.secondsPerIteration = timing.secondsPerIteration;
   r.differenced = timing.differenced;
-  r.bytesPerIteration = double(FloatsPerVoxelPerIteration(r.dimension)) * sizeof(float) * r.voxels;
   r.copyGbps = t.copy.gbps;
   return r;
 }
@@ -360,9 +345,8 @@ PrintTable(const std::vector<Row> & rows)
                                                  "s/iter",
                                                  "it/s",
                                                  "Mvox/s",
-                                                 "GB/s",
+                                                 "eff. GB/s",
                                                  "copy GB/s",
-                                                 "fraction",
                                                  "bound Mvox/s",
                                                  "of bound" } };
   for (const auto & r : rows)
@@ -375,7 +359,6 @@ PrintTable(const std::vector<Row> & rows)
                       Format(r.MvoxPerSecond(), 1),
                       Format(r.Gbps(), 2),
                       Format(r.copyGbps, 2),
-                      Format(r.Fraction(), 3),
                       Format(r.BoundMvoxPerSecond(), 1),
                       Format(r.BoundFraction(), 3) });
   gpur::bench::PrintTable(std::cout, table, 2);
@@ -403,14 +386,10 @@ WriteJson(std::ostream & out,
       << "  \"quick\": " << (o.quick ? "true" : "false") << ",\n"
       << "  \"timing\": \"seconds per iteration = (t(2N) - t(N)) / N of DenoiseTV wall times, gap checks off; "
          "differenced false: --quick found 2N no slower than N and reports t(2N) / 2N\",\n"
-      << "  \"model\": {\n    \"description\": \"floats per voxel per iteration, each array read or written once per "
-         "kernel: dual reads ubar and reads+writes each p component, primal reads f, u and each p component and "
-         "writes u and ubar\",\n"
-      << "    \"bytesPerFloat\": " << sizeof(float)
-      << ",\n    \"floatsPerVoxelPerIteration\": { \"2\": " << FloatsPerVoxelPerIteration(2)
-      << ", \"3\": " << FloatsPerVoxelPerIteration(3) << " }\n  },\n"
       << "  \"minimalModel\": {\n    \"description\": \"gpur::TVMinimalBytesPerVoxel: u and each p component read and "
-         "written once, f read once per iteration; boundMvoxPerSecond = copy bandwidth / minimalBytesPerVoxel\",\n"
+         "written once, f read once per iteration; bytesPerIteration, GBps (the effective bandwidth) and "
+         "bandwidthFraction count these bytes; boundMvoxPerSecond = copy bandwidth / minimalBytesPerVoxel, and "
+         "boundFraction = bandwidthFraction\",\n"
       << "    \"bytesPerVoxel\": { \"2\": " << MinimalBytes(2, false) << ", \"3\": " << MinimalBytes(3, false)
       << " },\n    \"bytesPerVoxelHalfDual\": { \"2\": " << MinimalBytes(2, true)
       << ", \"3\": " << MinimalBytes(3, true) << " }\n  },\n";
@@ -424,8 +403,8 @@ WriteJson(std::ostream & out,
         << ", \"secondsPerIteration\": " << r.secondsPerIteration
         << ", \"differenced\": " << (r.differenced ? "true" : "false")
         << ", \"iterationsPerSecond\": " << r.IterationsPerSecond() << ", \"mvoxPerSecond\": " << r.MvoxPerSecond()
-        << ", \"bytesPerIteration\": " << r.bytesPerIteration << ", \"GBps\": " << r.Gbps()
-        << ", \"copyGBps\": " << r.copyGbps << ", \"bandwidthFraction\": " << r.Fraction()
+        << ", \"bytesPerIteration\": " << r.BytesPerIteration() << ", \"GBps\": " << r.Gbps()
+        << ", \"copyGBps\": " << r.copyGbps << ", \"bandwidthFraction\": " << r.BoundFraction()
         << ", \"dualStorage\": " << JsonString(r.dualStorage)
         << ", \"minimalBytesPerVoxel\": " << r.minimalBytesPerVoxel
         << ", \"boundMvoxPerSecond\": " << r.BoundMvoxPerSecond() << ", \"boundFraction\": " << r.BoundFraction()
@@ -466,9 +445,7 @@ main(int argc, char * argv[])
     gpur::bench::OutputFile json(o.json); // opened now: a bad path fails before the runs
     for (const auto & d : gpur::ListDevices())
       std::cout << "device " << d.Describe() << "\n";
-    std::cout << "model: floats per voxel per iteration: 2D " << FloatsPerVoxelPerIteration(2) << ", 3D "
-              << FloatsPerVoxelPerIteration(3) << " (x " << sizeof(float) << " bytes)\n"
-              << "minimal bytes per voxel per iteration (gpur::TVMinimalBytesPerVoxel): 2D " << MinimalBytes(2, false)
+    std::cout << "minimal bytes per voxel per iteration (gpur::TVMinimalBytesPerVoxel): 2D " << MinimalBytes(2, false)
               << ", 3D " << MinimalBytes(3, false) << "; half p: 2D " << MinimalBytes(2, true) << ", 3D "
               << MinimalBytes(3, true) << "\n";
 
