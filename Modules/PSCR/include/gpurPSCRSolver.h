@@ -115,7 +115,8 @@
 // whatever the scalar (the checks and the double solves of float data); Auto
 // picks a GPU with fp64, else the faster of the CPU and a CPU OpenCL driver as
 // measured on unchecked solves of the operator's leading part (about 2^18
-// unknowns; gpurExecution.h); BackendUsed() says which one runs and why.
+// unknowns, each backend on the path it would run; gpurExecution.h);
+// BackendUsed() says which one runs and why.
 #ifndef gpurPSCRSolver_h
 #define gpurPSCRSolver_h
 
