@@ -97,8 +97,8 @@
 // solver, O(N log N)), tridiagonal solves along the one axis left, or 2D PSCR
 // on the two left. Other axes (non-uniform meshes, finite-element mass
 // matrices, mixed Dirichlet-Neumann ends) and complex operators stay with
-// PSCR; on OpenCL so do operators with two axes left, and axes whose FFT
-// exceeds FFTDeviceAxisLimit. The result is the same to rounding;
+// PSCR; on OpenCL so do operators with an axis whose FFT exceeds
+// FFTDeviceAxisLimit. The result is the same to rounding;
 // the solve is checked and refined as any other, and its report says which
 // path ran (PSCRSolveReport::path, Path()). Singular operators take the fast
 // path when their null vector is the constants (pure Neumann, c = 0).

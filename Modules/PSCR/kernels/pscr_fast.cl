@@ -9,7 +9,7 @@
 // lines of axis a (index j, stride sa; the other two axes' indices ib < nb,
 // ic with strides sb, sc) and write line l = ib + ic * nb of the transform
 // buffer w; the unpack kernels read w's lines back and write u with (other)
-// strides. So the one axis left to tridiagonal solves can be laid out
+// strides. So the axes left to tridiagonal or PSCR solves can be laid out
 // contiguously.
 //
 // `across` (uniform, chosen by the host per axis) orders the work-items:

@@ -121,14 +121,17 @@ class PSCRDeviceSolver
 public:
   /**
    * `servesFloat`: a double solver that solves float data in double (the
-   * float solver's wider twin) gets the conversions Widen and Narrow. Throws
-   * InvalidArgument when the device lacks fp64 or the problem does not fit
-   * its memory, BuildError with the log when a kernel does not compile.
+   * float solver's wider twin) gets the conversions Widen and Narrow.
+   * `topProblems`: the most problems SolveProblems gets (its workspace).
+   * Throws InvalidArgument when the device lacks fp64 or the problem does
+   * not fit its memory, BuildError with the log when a kernel does not
+   * compile.
    */
   PSCRDeviceSolver(std::shared_ptr<const PSCRPlan<Scalar>> plan,
                    const DeviceInfo & device,
                    const std::vector<std::vector<pscr::ColumnGram>> & gram,
-                   bool servesFloat = false);
+                   bool servesFloat = false,
+                   std::size_t topProblems = 1);
 
   DeviceContext &
   Context() const
@@ -166,6 +169,14 @@ public:
   /** One PSCR solve in place (singular operators: null-space projections included). */
   void
   Pass(const cl::Buffer & u);
+  /**
+   * PSCR without projections on `problems` (at most topProblems) problems of
+   * the plan's shape one after another in X, problem p with shift shifts[p]
+   * (instead of the plan's c); problem `singular` (or -1) takes the singular
+   * path. The remainder of two axes on the fast-transform path.
+   */
+  void
+  SolveProblems(const cl::Buffer & X, std::size_t problems, const cl::Buffer & shifts, long singular);
   /** r = rhs - A u evaluated in double, and the sums (waits for them); the floor for `floorDigits` bits. */
   pscr::ResidualSums
   Residual(const cl::Buffer & rhs, const cl::Buffer & u, const cl::Buffer & r, int floorDigits);
@@ -253,6 +264,7 @@ private:
     m_Widen, m_Narrow;
   std::size_t m_Group = 1, m_WideGroup = 1; ///< dimension-0 work-group sizes of the level kernels
   std::size_t m_ReduceGroup = 1, m_ReduceGroups = 1;
+  std::size_t m_TopProblems = 1;
 };
 
 /** Gives the double device solver of a float one (made on first use; for double scalars the solver itself). */

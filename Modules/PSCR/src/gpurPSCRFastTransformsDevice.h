@@ -8,13 +8,15 @@
 // Neumann condition [Strang1999]. With every axis transformed the modes are
 // divided by c + sum of the axes' eigenvalues; with one axis left, its
 // shifted tridiagonal systems, one per mode of the others, are solved by the
-// module's batched device solver. Two axes left stay with PSCR on devices.
+// module's batched device solver; with two left (3D), their PSCR problems,
+// one per mode of the third axis, by the device PSCR solver in one batch.
 #ifndef gpurPSCRFastTransformsDevice_h
 #define gpurPSCRFastTransformsDevice_h
 
 #include "gpurBuffer.h"
 #include "gpurFFT.h"
 #include "gpurPSCRFastTransforms.h"
+#include "gpurPSCRPlan.h"
 #include "gpurProgram.h"
 #include "gpurSeparableOperator.h"
 
@@ -30,10 +32,12 @@ namespace gpur
 
 template<typename Scalar>
 class TridiagonalDeviceSolver;
+template<typename Scalar>
+class PSCRDeviceSolver;
 
 /**
  * Whether the device path takes an operator whose axes have `trig`: at least
- * one axis transformed, at most one left (its tridiagonal solves), and every
+ * one axis transformed (so at most two left), and every
  * transform's FFT (2 (n + 1) points for the DST-I, 2 n for the DCT-II) within
  * FFTDeviceAxisLimit in double (the precision of every PSCR solver's checks
  * and of a float solver's solves in double).
@@ -47,18 +51,14 @@ class FastTransformDeviceSolver
 {
 public:
   /**
-   * axes: the operator's factors (x first), trig their TrigAxis, shift c;
-   * singularMode as for FastTransformSolver. `program` is the module's
-   * (BuildPSCRProgram); servesFloat as for TridiagonalDeviceSolver.
+   * For `plan`, whose trig (and, with two axes left, remainder) PSCRSolver
+   * set; `program` is the module's (BuildPSCRProgram); servesFloat as for
+   * TridiagonalDeviceSolver.
    */
   FastTransformDeviceSolver(DeviceContext & context,
                             const DeviceInfo & device,
                             const Program & program,
-                            const std::vector<AxisFactors<Scalar>> & axes,
-                            const std::vector<TrigAxis> & trig,
-                            double shift,
-                            bool singularMode,
-                            const TridiagonalOptions & tridiagonal,
+                            const PSCRPlan<Scalar> & plan,
                             bool servesFloat);
   ~FastTransformDeviceSolver();
 
@@ -66,12 +66,12 @@ public:
   void
   Solve(const cl::CommandQueue & queue, const cl::Buffer & u);
 
-  /** Device memory beyond u for these axes: the transform buffer, tables and a remainder's workspace. */
+  /**
+   * Device memory beyond u: the transform buffer, tables and one axis left's
+   * workspace (two axes left: their PSCR solver checks its own).
+   */
   static std::uint64_t
-  Bytes(const DeviceInfo & device,
-        const std::vector<std::size_t> & shape,
-        const std::vector<TrigAxis> & trig,
-        const TridiagonalOptions & tridiagonal);
+  Bytes(const DeviceInfo & device, const PSCRPlan<Scalar> & plan);
 
 private:
   using Complex = std::complex<Scalar>;
@@ -110,21 +110,22 @@ private:
   std::vector<std::size_t> m_Shape;
   std::vector<TrigAxis> m_Trig;
   std::size_t m_Count = 1;
-  /** The axis left to tridiagonal solves, or the dimension when every axis is transformed. */
-  std::size_t m_Remainder;
+  /** The axes left (at most two) and the transformed ones, each in order. */
+  std::vector<std::size_t> m_Left, m_Transformed;
   bool m_SingularMode;
   double m_Shift;
   /** 1 / (prod_t m_t * prod over DST-I axes of 2 (n + 1)): the DCT pair here is normalised. */
   double m_Scale = 1;
-  Strides m_Natural, m_RemainderFirst;
+  Strides m_Natural, m_LeftFirst;
   /** One FFT plan per (points, lines); Plan(axis) finds an axis' own. */
   std::map<std::pair<std::size_t, std::size_t>, std::unique_ptr<FFTPlan<Scalar>>> m_Plans;
   DeviceBuffer<Complex> m_Work;
   std::vector<DeviceBuffer<Scalar>> m_Twiddles; ///< per DCT axis: cos, sin of pi k / (2 n), k < n
   DeviceBuffer<double> m_Lambda;                ///< every axis transformed: the axes' eigenvalues and a 0
   std::vector<cl_int> m_LambdaOffset;
-  DeviceBuffer<Scalar> m_Shifts; ///< one axis left: c + the other axes' eigenvalues, per system
-  std::unique_ptr<TridiagonalDeviceSolver<Scalar>> m_Tridiagonal;
+  DeviceBuffer<Scalar> m_Shifts; ///< axes left: c + the transformed axes' eigenvalues, per problem
+  std::unique_ptr<TridiagonalDeviceSolver<Scalar>> m_Tridiagonal; ///< one axis left
+  std::unique_ptr<PSCRDeviceSolver<Scalar>> m_Remainder;          ///< two axes left
   Kernel m_PackDST1, m_PackDCT2, m_PackDCT3, m_UnpackDCT2, m_UnpackStrided, m_Divide;
   std::size_t m_Group = 64;
 };

@@ -37,13 +37,15 @@ FFTPoints(TrigTransformKind kind, std::size_t n)
   return kind == TrigTransformKind::DST1 ? 2 * (n + 1) : 2 * n;
 }
 
-std::size_t
-RemainderAxis(const std::vector<TrigAxis> & trig)
+// The axes left (kind None), in order.
+std::vector<std::size_t>
+RemainderAxes(const std::vector<TrigAxis> & trig)
 {
+  std::vector<std::size_t> out;
   for (std::size_t d = 0; d < trig.size(); ++d)
     if (trig[d].kind == TrigTransformKind::None)
-      return d;
-  return trig.size();
+      out.push_back(d);
+  return out;
 }
 
 // The other axes than a, in order.
@@ -74,70 +76,64 @@ DeviceTakesFastTransforms(const DeviceInfo & device, const std::vector<TrigAxis>
     if (!FFTDeviceSupports(device, { FFTPoints(a.kind, a.eigenvalues.size()) }, true))
       return false;
   }
-  return transformed > 0 && left <= 1;
+  return transformed > 0 && left <= 2;
 }
 
 template<typename Scalar>
 std::uint64_t
-FastTransformDeviceSolver<Scalar>::Bytes(const DeviceInfo & device,
-                                         const std::vector<std::size_t> & shape,
-                                         const std::vector<TrigAxis> & trig,
-                                         const TridiagonalOptions & tridiagonal)
+FastTransformDeviceSolver<Scalar>::Bytes(const DeviceInfo & device, const PSCRPlan<Scalar> & plan)
 {
-  std::uint64_t count = 1, work = 0, tables = 0;
-  for (const std::size_t n : shape)
-    count *= n;
-  const std::size_t r = RemainderAxis(trig);
-  for (std::size_t d = 0; d < shape.size(); ++d)
+  std::uint64_t count = plan.Count(), work = 0, tables = 0;
+  const std::vector<std::size_t> left = RemainderAxes(plan.trig);
+  for (std::size_t d = 0; d < plan.axes.size(); ++d)
   {
-    tables += shape[d] * (sizeof(double) + 2 * sizeof(Scalar));
-    if (d != r)
-      work = std::max<std::uint64_t>(work, (FFTPoints(trig[d].kind, shape[d]) / 2 + 1) * (count / shape[d]));
+    const std::size_t n = plan.axes[d].Size();
+    tables += n * (sizeof(double) + 2 * sizeof(Scalar));
+    if (plan.trig[d].kind != TrigTransformKind::None)
+      work = std::max<std::uint64_t>(work, (FFTPoints(plan.trig[d].kind, n) / 2 + 1) * (count / n));
   }
   std::uint64_t bytes = work * sizeof(Complex) + tables;
-  if (r < shape.size())
+  if (left.size() == 1)
   {
-    const std::size_t systems = count / shape[r];
-    bytes += systems * sizeof(Scalar) + TridiagonalDeviceSolver<Scalar>::Bytes(device, shape[r], tridiagonal, systems);
+    const std::size_t n = plan.axes[left[0]].Size(), systems = count / n;
+    bytes += systems * sizeof(Scalar) + TridiagonalDeviceSolver<Scalar>::Bytes(device, n, plan.tridiagonal, systems);
   }
-  return bytes;
+  return bytes; // a remainder of two axes: its PSCR solver checks its own
 }
 
 template<typename Scalar>
 FastTransformDeviceSolver<Scalar>::FastTransformDeviceSolver(DeviceContext & context,
                                                              const DeviceInfo & device,
                                                              const Program & program,
-                                                             const std::vector<AxisFactors<Scalar>> & axes,
-                                                             const std::vector<TrigAxis> & trig,
-                                                             double shift,
-                                                             bool singularMode,
-                                                             const TridiagonalOptions & tridiagonal,
+                                                             const PSCRPlan<Scalar> & plan,
                                                              bool servesFloat)
-  : m_Trig(trig)
-  , m_Remainder(RemainderAxis(trig))
-  , m_SingularMode(singularMode)
-  , m_Shift(shift)
+  : m_Trig(plan.trig)
+  , m_Left(RemainderAxes(plan.trig))
+  , m_SingularMode(plan.singular)
+  , m_Shift(double(plan.shift))
 {
-  const std::size_t dims = axes.size();
-  for (const AxisFactors<Scalar> & a : axes)
+  const std::vector<TrigAxis> & trig = plan.trig;
+  const std::size_t dims = plan.axes.size();
+  for (const AxisFactors<Scalar> & a : plan.axes)
   {
     m_Shape.push_back(a.Size());
     m_Count *= a.Size();
   }
-  // Strides: x fastest, and the remainder's layout (that axis first, the others in order).
+  for (std::size_t d = 0; d < dims; ++d)
+    if (trig[d].kind != TrigTransformKind::None)
+      m_Transformed.push_back(d);
+  // Strides: x fastest, and the remainder's layout (the axes left first, then the transformed ones, each in order).
   m_Natural.assign(dims, 1);
   for (std::size_t d = 1; d < dims; ++d)
     m_Natural[d] = m_Natural[d - 1] * static_cast<long>(m_Shape[d - 1]);
-  if (m_Remainder < dims)
-  {
-    m_RemainderFirst.assign(dims, 1);
-    long stride = static_cast<long>(m_Shape[m_Remainder]);
-    for (const std::size_t d : Others(dims, m_Remainder))
+  m_LeftFirst.assign(dims, 1);
+  long stride = 1;
+  for (const std::vector<std::size_t> * axes : { &m_Left, &m_Transformed })
+    for (const std::size_t d : *axes)
     {
-      m_RemainderFirst[d] = stride;
+      m_LeftFirst[d] = stride;
       stride *= static_cast<long>(m_Shape[d]);
     }
-  }
 
   std::size_t work = 1;
   double scale = 1;
@@ -170,7 +166,7 @@ FastTransformDeviceSolver<Scalar>::FastTransformDeviceSolver(DeviceContext & con
   m_Scale = 1 / scale;
   m_Work = DeviceBuffer<Complex>(context, work);
 
-  if (m_Remainder == dims)
+  if (m_Left.empty())
   {
     // The division's eigenvalues: every axis', then one 0 for a missing z.
     std::vector<double> lambda;
@@ -186,18 +182,41 @@ FastTransformDeviceSolver<Scalar>::FastTransformDeviceSolver(DeviceContext & con
   }
   else
   {
-    // System l = ib + ic nb of the axis left: its shift c + lambda_b[ib] + lambda_c[ic].
-    const std::vector<std::size_t> other = Others(dims, m_Remainder);
-    const std::size_t nb = m_Shape[other[0]], nc = other.size() > 1 ? m_Shape[other[1]] : 1;
-    std::vector<Scalar> shifts(nb * nc);
-    for (std::size_t ic = 0; ic < nc; ++ic)
-      for (std::size_t ib = 0; ib < nb; ++ib)
-        shifts[ib + ic * nb] = static_cast<Scalar>(shift + trig[other[0]].eigenvalues[ib] +
-                                                   (other.size() > 1 ? trig[other[1]].eigenvalues[ic] : 0.0));
+    // Problem t of the axes left (t over the transformed axes' modes, the
+    // first fastest): its shift c + the sum of their eigenvalues.
+    std::size_t problems = 1;
+    for (const std::size_t d : m_Transformed)
+      problems *= m_Shape[d];
+    std::vector<Scalar> shifts(problems);
+    for (std::size_t t = 0; t < problems; ++t)
+    {
+      double sum = m_Shift;
+      std::size_t rest = t;
+      for (const std::size_t d : m_Transformed)
+      {
+        sum += trig[d].eigenvalues[rest % m_Shape[d]];
+        rest /= m_Shape[d];
+      }
+      shifts[t] = static_cast<Scalar>(sum);
+    }
     m_Shifts = DeviceBuffer<Scalar>(context, shifts.size(), CL_MEM_READ_ONLY);
     m_Shifts.Upload(context.Queue(0), shifts);
-    m_Tridiagonal = std::make_unique<TridiagonalDeviceSolver<Scalar>>(
-      context, device, axes[m_Remainder], tridiagonal, shifts.size(), servesFloat);
+    if (m_Left.size() == 1)
+    {
+      m_Tridiagonal = std::make_unique<TridiagonalDeviceSolver<Scalar>>(
+        context, device, plan.axes[m_Left[0]], plan.tridiagonal, problems, servesFloat);
+    }
+    else
+    {
+      if (!plan.remainder)
+        throw Error("PSCR on OpenCL: internal error, a fast-transform plan with two axes left and no plan of them");
+      m_Remainder =
+        std::make_unique<PSCRDeviceSolver<Scalar>>(plan.remainder,
+                                                   device,
+                                                   pscr::MakeColumnGram(plan.remainder->axes, plan.remainder->shift),
+                                                   servesFloat,
+                                                   problems);
+    }
   }
 
   m_PackDST1 = program.MakeKernel("pscr_fast_pack_dst1");
@@ -311,11 +330,8 @@ void
 FastTransformDeviceSolver<Scalar>::Solve(const cl::CommandQueue & queue, const cl::Buffer & u)
 {
   const std::size_t dims = m_Shape.size();
-  const bool every = m_Remainder == dims;
-  std::vector<std::size_t> T;
-  for (std::size_t d = 0; d < dims; ++d)
-    if (d != m_Remainder)
-      T.push_back(d);
+  const std::vector<std::size_t> & T = m_Transformed;
+  const bool every = m_Left.empty();
   // Forward: DST-I or DCT-II along each transformed axis.
   for (std::size_t i = 0; i < T.size(); ++i)
   {
@@ -323,10 +339,14 @@ FastTransformDeviceSolver<Scalar>::Solve(const cl::CommandQueue & queue, const c
     const bool last = i + 1 == T.size();
     Pack(queue, a, m_Trig[a].kind, u, m_Natural);
     Plan(a).ForwardInPlace(m_Work);
-    Unpack(queue, a, m_Trig[a].kind, u, last && !every ? m_RemainderFirst : m_Natural, last ? m_Scale : 1.0);
+    Unpack(queue, a, m_Trig[a].kind, u, last && !every ? m_LeftFirst : m_Natural, last ? m_Scale : 1.0);
   }
-  // Per mode: a division, or the shifted tridiagonal system of the axis left
-  // ([Myllykoski2018, eqs. (2.5)-(2.6)] with the eigenvalues in the shift).
+  // Per mode ([Myllykoski2018, eqs. (2.5)-(2.6)] with the eigenvalues in the
+  // shift): a division, the shifted tridiagonal system of the one axis left,
+  // or the PSCR problem of the two left. Mode 0 of a singular operator takes
+  // the singular path.
+  const std::size_t problems = every ? 0 : m_Shifts.Size();
+  const long singular = m_SingularMode ? 0 : -1;
   if (every)
   {
     m_Divide.Set(u,
@@ -342,15 +362,15 @@ FastTransformDeviceSolver<Scalar>::Solve(const cl::CommandQueue & queue, const c
                      cl::NDRange(pscr::RoundUp(m_Shape[0], m_Group), m_Shape[1], dims > 2 ? m_Shape[2] : 1),
                      cl::NDRange(m_Group, 1, 1));
   }
+  else if (m_Tridiagonal)
+    m_Tridiagonal->Solve(queue, u, problems, m_Shifts.Get(), singular);
   else
-  {
-    m_Tridiagonal->Solve(queue, u, m_Count / m_Shape[m_Remainder], m_Shifts.Get(), m_SingularMode ? 0 : -1);
-  }
+    m_Remainder->SolveProblems(u, problems, m_Shifts.Get(), singular);
   // Inverse: the DST-I again, or the DCT-III.
   for (std::size_t i = 0; i < T.size(); ++i)
   {
     const std::size_t a = T[i];
-    const Strides & from = i == 0 && !every ? m_RemainderFirst : m_Natural;
+    const Strides & from = i == 0 && !every ? m_LeftFirst : m_Natural;
     if (m_Trig[a].kind == TrigTransformKind::DST1)
     {
       Pack(queue, a, TrigTransformKind::DST1, u, from);

@@ -104,9 +104,11 @@ template<typename Scalar>
 PSCRDeviceSolver<Scalar>::PSCRDeviceSolver(std::shared_ptr<const PSCRPlan<Scalar>> plan,
                                            const DeviceInfo & device,
                                            const std::vector<std::vector<pscr::ColumnGram>> & gram,
-                                           bool servesFloat)
+                                           bool servesFloat,
+                                           std::size_t topProblems)
   : m_Plan(std::move(plan))
   , m_Context(DeviceContext::Get(device))
+  , m_TopProblems(topProblems)
 {
   RequireDouble(device, "the PSCR solver (its residual checks run in double)");
   const PSCRPlan<Scalar> & p = *m_Plan;
@@ -117,8 +119,9 @@ PSCRDeviceSolver<Scalar>::PSCRDeviceSolver(std::shared_ptr<const PSCRPlan<Scalar
   const bool fast = !p.trig.empty();
   if (fast && IsComplex<Scalar>::value)
     throw Error("PSCR on OpenCL: internal error, a fast-transform plan for complex scalars");
-  // Problems per axis: one at the top; each level of axis d hands P x jobs to axis d - 1.
+  // Problems per axis: topProblems at the top; each level of axis d hands P x jobs to axis d - 1.
   std::vector<std::size_t> problems(dims, 1);
+  problems[dims - 1] = topProblems;
   for (unsigned d = dims - 1; d >= 1; --d)
     problems[d - 1] = problems[d] * p.reduced[d].maxJobs;
 
@@ -153,12 +156,7 @@ PSCRDeviceSolver<Scalar>::PSCRDeviceSolver(std::shared_ptr<const PSCRPlan<Scalar
   if constexpr (!IsComplex<Scalar>::value)
   {
     if (fast)
-    {
-      std::vector<std::size_t> shape;
-      for (const AxisFactors<Scalar> & a : p.axes)
-        shape.push_back(a.Size());
-      tridiagonal = FastTransformDeviceSolver<Scalar>::Bytes(device, shape, p.trig, p.tridiagonal);
-    }
+      tridiagonal = FastTransformDeviceSolver<Scalar>::Bytes(device, p);
   }
   if (!fast)
     tridiagonal = TridiagonalDeviceSolver<Scalar>::Bytes(device, p.axes[0].Size(), p.tridiagonal, problems[0]);
@@ -254,8 +252,7 @@ PSCRDeviceSolver<Scalar>::PSCRDeviceSolver(std::shared_ptr<const PSCRPlan<Scalar
       if constexpr (!IsComplex<Scalar>::value)
       {
         if (fast)
-          m_Fast = std::make_unique<FastTransformDeviceSolver<Scalar>>(
-            context, device, program, p.axes, p.trig, double(p.shift), p.singular, p.tridiagonal, servesFloat);
+          m_Fast = std::make_unique<FastTransformDeviceSolver<Scalar>>(context, device, program, p, servesFloat);
       }
       if (!fast)
         m_Tridiagonal = std::make_unique<TridiagonalDeviceSolver<Scalar>>(
@@ -308,6 +305,19 @@ PSCRDeviceSolver<Scalar>::Pass(const cl::Buffer & u)
     double unused = 0;
     NullAxpy(u, m_Null, FromWide<Scalar>(NullDot(u, m_MassNull, unused)));
   }
+}
+
+template<typename Scalar>
+void
+PSCRDeviceSolver<Scalar>::SolveProblems(const cl::Buffer & X,
+                                        std::size_t problems,
+                                        const cl::Buffer & shifts,
+                                        long singular)
+{
+  if (problems > m_TopProblems || !m_Tridiagonal)
+    throw Error("PSCR on OpenCL: internal error, " + std::to_string(problems) + " problems for a solver of " +
+                std::to_string(m_TopProblems) + (m_Tridiagonal ? "" : " (on the fast-transform path)"));
+  Axis(static_cast<unsigned>(m_Plan->axes.size() - 1), X, problems, shifts, singular);
 }
 
 template<typename Scalar>

@@ -109,6 +109,8 @@ struct PSCRPlan
    * (gpurPSCRFastTransformsDevice.h), else empty; set by PSCRSolver.
    */
   std::vector<TrigAxis> trig;
+  /** With trig: the full plan of the two axes left, when two are (their PSCR solves per mode), else null. */
+  std::shared_ptr<const PSCRPlan<Scalar>> remainder;
 
   std::size_t
   Count() const
@@ -178,6 +180,8 @@ CastPlan(const PSCRPlan<From> & from)
   to.wellPosed = from.wellPosed;
   to.content = from.content;
   to.trig = from.trig;
+  if (from.remainder)
+    to.remainder = std::make_shared<const PSCRPlan<To>>(CastPlan<To>(*from.remainder));
   return to;
 }
 

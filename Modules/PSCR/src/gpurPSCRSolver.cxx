@@ -694,6 +694,39 @@ DeviceFastAxes(const SeparableOperator<double> & op, const DeviceInfo & device, 
 }
 
 /**
+ * Adds the OpenCL fast-transform path to `plan`, a plan of `op` (see
+ * DeviceFastAxes): its axes and, with two axes left, the full plan of those
+ * (built in double and rounded to Scalar, as the solver's own plan). False,
+ * and the plan unchanged, where PSCR runs.
+ */
+template<typename Scalar>
+bool
+AttachDeviceFastPath(PSCRPlan<Scalar> & plan,
+                     const SeparableOperator<double> & op,
+                     const PSCROptions & options,
+                     const DeviceInfo & device,
+                     const ParallelForFunction & loop)
+{
+  std::vector<TrigAxis> trig = DeviceFastAxes(op, device, plan.singular);
+  if (trig.empty())
+    return false;
+  SeparableOperator<double> rest;
+  rest.shift = op.shift;
+  for (std::size_t d = 0; d < trig.size(); ++d)
+    if (trig[d].kind == TrigTransformKind::None)
+      rest.axes.push_back(op.axes[d]);
+  if (rest.axes.size() == 2)
+  {
+    PSCROptions sub = options;
+    sub.compatibilityTolerance = 1; // the remainder never checks a right-hand side
+    plan.remainder = std::make_shared<const PSCRPlan<Scalar>>(
+      CastPlan<Scalar>(BuildPSCRPlan(rest, sub, loop, std::numeric_limits<RealType<Scalar>>::epsilon())));
+  }
+  plan.trig = std::move(trig);
+  return true;
+}
+
+/**
  * A plan with the fast-transform path of `backend` added where the solver
  * would take it (Auto's probe times the path the solves run).
  */
@@ -716,7 +749,7 @@ WithFastPath(std::shared_ptr<const PSCRPlan<Scalar>> plan,
     const SeparableOperator<double> real = CastOperator<double>(op);
     auto out = std::make_shared<PSCRPlan<Scalar>>(*plan);
     if (backend.backend == Backend::OpenCL)
-      out->trig = DeviceFastAxes(real, backend.device, plan->singular);
+      AttachDeviceFastPath(*out, real, options, backend.device, loop);
     else if (HasTrigAxis(real))
       out->fast = MakeFastTransforms<Scalar>(real, options, plan->singular, loop);
     return out;
@@ -1060,8 +1093,8 @@ PSCRSolver<Scalar>::PSCRSolver(const SeparableOperator<Scalar> & op, const PSCRO
       }
     }
   }
-  // On OpenCL: every axis but at most one transformed
-  // (gpurPSCRFastTransformsDevice.h), the plan then without eigenpairs too.
+  // On OpenCL likewise (gpurPSCRFastTransformsDevice.h): the plan without
+  // eigenpairs, and a full plan of the axes left when two are.
   if constexpr (!IsComplex<Scalar>::value)
   {
     if (options.fastTransforms && m_Backend.backend == Backend::OpenCL)
@@ -1070,8 +1103,7 @@ PSCRSolver<Scalar>::PSCRSolver(const SeparableOperator<Scalar> & op, const PSCRO
       if (!DeviceFastAxes(real, m_Backend.device, false).empty())
       {
         widePlan = build(PlanContent::Structure);
-        widePlan.trig = DeviceFastAxes(real, m_Backend.device, widePlan.singular);
-        fast = !widePlan.trig.empty();
+        fast = AttachDeviceFastPath(widePlan, real, options, m_Backend.device, s.loop);
         if (fast)
         {
           s.path = FastTransformDescription(widePlan.trig);

@@ -259,8 +259,8 @@ class SeparableSolver:
     fast_transforms : bool
         Diagonalise the axes that are uniform second differences with
         Dirichlet or (reflecting) Neumann at both ends by fast sine/cosine
-        transforms (DST-I, DCT-II; FFTW on the CPU, VkFFT on OpenCL, where at
-        most one axis may be left) and solve the rest per mode (default True): the classical FFT Poisson solver where every axis
+        transforms (DST-I, DCT-II; FFTW on the CPU, VkFFT on OpenCL) and solve
+        the rest per mode (default True): the classical FFT Poisson solver where every axis
         qualifies, several times faster than PSCR, the same result to
         rounding. False: PSCR on every axis. ``path`` and the report's
         ``path`` say which ran (axes named x, y, z: the last array axis is x).
