@@ -34,7 +34,7 @@
 // table and writes JSON.
 //
 //   pscr_bench [--sizes 2d:127,255,3d:31,63] [--reals float,double] [--radices 4,2] [--devices SELECTION]
-//              [--fftw-plan measure|estimate|patient] [--no-fftw] [--json FILE] [--quick]
+//              [--fftw-plan measure|estimate|patient] [--no-fftw] [--nonuniform-axes K] [--json FILE] [--quick]
 #include "gpurBench.h"
 #include "gpurBuffer.h"
 #include "gpurCommandLine.h"
@@ -84,6 +84,7 @@ struct Options
   std::string devices;  // empty: every OpenCL device
   std::string fftwPlan; // empty: measure (--quick: estimate)
   bool noFFTW = false;
+  unsigned nonUniform = 0; // leading axes on a graded mesh
   std::string json = "pscr_bench.json";
   bool quick = false;
 
@@ -104,11 +105,13 @@ struct Case
 {
   unsigned dimension = 2;
   std::size_t n = 0;
+  unsigned nonUniform = 0; ///< leading axes (x, then y) on a graded mesh
 
   std::string
   Name() const
   {
-    return std::to_string(dimension) + "D " + std::to_string(n) + "^" + std::to_string(dimension);
+    static const char * const graded[] = { "", " (x graded)", " (x, y graded)" };
+    return std::to_string(dimension) + "D " + std::to_string(n) + "^" + std::to_string(dimension) + graded[nonUniform];
   }
   std::size_t
   Count() const
@@ -150,7 +153,7 @@ struct Row
  * must be >= 2 so that PSCR has an axis to reduce.
  */
 std::vector<Case>
-ParseSizes(const std::string & text)
+ParseSizes(const std::string & text, unsigned nonUniform)
 {
   std::vector<Case> cases;
   unsigned dimension = 0;
@@ -170,6 +173,11 @@ ParseSizes(const std::string & text)
     Case c;
     c.dimension = dimension;
     c.n = gpur::cli::ParseUnsigned("--sizes", item, 2, dimension == 2 ? 65535 : 2047);
+    if (nonUniform >= dimension)
+      throw gpur::cli::UsageError("--nonuniform-axes " + std::to_string(nonUniform) + ": a " +
+                                  std::to_string(dimension) + "D grid needs a uniform axis (at most " +
+                                  std::to_string(dimension - 1) + ")");
+    c.nonUniform = nonUniform;
     cases.push_back(c);
   }
   if (cases.empty())
@@ -201,6 +209,14 @@ ParseOptions(int argc, char * argv[], Options & o)
                    { "estimate", "measure", "patient" },
                    o.fftwPlan);
   parser.AddSwitch("--no-fftw", "Leave out the FFTW DST-I solver.", o.noFFTW);
+  parser.AddUnsigned("--nonuniform-axes",
+                     "K",
+                     "Put the first K axes (x, then y) on a graded mesh (P1, lumped mass): the fast-transform path "
+                     "then transforms the others and solves the rest per mode (its mixed solves); FFTW's DST-I "
+                     "rows are left out (they solve the uniform grid only). Default 0.",
+                     o.nonUniform,
+                     0,
+                     2);
   parser.AddString("--json", "FILE", "Where to write the JSON results.", o.json);
   parser.AddSwitch("--quick", "Tiny sizes (2d:31,63, 3d:15), one run each, for smoke tests.", o.quick);
   if (!parser.Parse(argc, argv, std::cout, 0, 0))
@@ -243,8 +259,18 @@ PoissonOperator(const Case & c)
   const double h = c.Spacing();
   const gpur::Grid grid =
     c.dimension == 2 ? gpur::MakeGrid2D(c.n, c.n, h, h) : gpur::MakeGrid3D(c.n, c.n, c.n, h, h, h);
-  return gpur::MakePoissonOperator(
+  gpur::SeparableOperator<double> op = gpur::MakePoissonOperator(
     grid, std::vector<gpur::BoundaryCondition>(c.dimension, gpur::BoundaryCondition::Dirichlet));
+  // Graded axes, the same n unknowns on [0, 1]: nodes -cos(pi s) rescaled, s
+  // from 0.1 to 0.9, finer towards both ends (spacings 1 : 3.2).
+  const double pi = std::acos(-1.0);
+  auto graded = [pi](double t) { return -std::cos(pi * (0.1 + 0.8 * t)); };
+  std::vector<double> nodes(c.n + 2);
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    nodes[i] = (graded(double(i) / double(c.n + 1)) - graded(0)) / (graded(1) - graded(0));
+  for (unsigned d = 0; d < c.nonUniform; ++d)
+    op.axes[d] = gpur::MakeP1Axis(nodes, gpur::BoundaryCondition::Dirichlet, gpur::BoundaryCondition::Dirichlet);
+  return op;
 }
 
 /** Best wall time of solve() over kMinRuns..kMaxRuns runs (until minSeconds in all; quick: one run). */
@@ -526,7 +552,7 @@ RunCase(const Case & c,
 
   double fftwSolve = kNaN;
 #ifdef GPUR_HAVE_FFTW
-  if (!o.noFFTW)
+  if (!o.noFFTW && c.nonUniform == 0)
   {
     std::cerr << "pscr_bench: " << c.Name() << " " << real << ", FFTW DST-I...\n";
     Row r;
@@ -724,7 +750,8 @@ main(int argc, char * argv[])
       return 0;
     const std::vector<Case> cases = ParseSizes(!o.sizes.empty() ? o.sizes
                                                : o.quick        ? "2d:31,63,3d:15"
-                                                                : "2d:127,255,511,1023,2047,4095,3d:31,63,127,255");
+                                                                : "2d:127,255,511,1023,2047,4095,3d:31,63,127,255",
+                                               o.nonUniform);
     const std::vector<std::string> reals = gpur::bench::SplitCommas(o.reals);
     std::vector<unsigned> radices;
     for (const auto & q : gpur::bench::SplitCommas(o.radices))
