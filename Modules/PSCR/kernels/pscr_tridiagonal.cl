@@ -32,6 +32,26 @@ inline WIDE pscr_shifted(__global const SCALAR * f, int n, int part, int i, WIDE
   return pscr_widen(f[part * n + i]) + pscr_w_mul(shift, pscr_widen(f[(2 + part) * n + i]));
 }
 
+// One Thomas elimination step, as the CPU's ThomasStep (gpurTridiagonal.cxx):
+// CP = C / D and XO = X / D, real scalars with one division (R = 1 / D, then
+// two products; the divisions are the recurrence's bottleneck), complex ones
+// with two. D and X are evaluated before CP and XO are written.
+#ifdef PSCR_COMPLEX
+#define PSCR_THOMAS_STEP(D, C, X, CP, XO)                                                                              \
+  {                                                                                                                    \
+    const WIDE d_ = (D), x_ = (X);                                                                                     \
+    CP = pscr_w_div((C), d_);                                                                                          \
+    XO = pscr_w_div(x_, d_);                                                                                           \
+  }
+#else
+#define PSCR_THOMAS_STEP(D, C, X, CP, XO)                                                                              \
+  {                                                                                                                    \
+    const WIDE r_ = (WIDE)1 / (D), x_ = (X);                                                                           \
+    CP = (C) * r_;                                                                                                     \
+    XO = x_ * r_;                                                                                                      \
+  }
+#endif
+
 __kernel void pscr_thomas(__global SCALAR * x,
                           int n,
                           int count,
@@ -54,19 +74,20 @@ __kernel void pscr_thomas(__global SCALAR * x,
   // right-hand side at work[(n + k) count + p].
   __global WIDE * cp = work;
   __global WIDE * xw = work + (long)n * count;
-  WIDE denom = pscr_shifted(f, n, 0, 0, shift);
   WIDE c = rows > 1 ? pscr_shifted(f, n, 1, 0, shift) : 0;
-  WIDE cprev = pscr_w_div(c, denom);
-  WIDE xprev = pscr_w_div(pscr_widen(xp[0]), denom);
+  WIDE cprev, xprev;
+  PSCR_THOMAS_STEP(pscr_shifted(f, n, 0, 0, shift), c, pscr_widen(xp[0]), cprev, xprev);
   cp[p] = cprev;
   xw[p] = xprev;
   for (int i = 1; i < rows; ++i)
   {
     const WIDE a = c; // symmetric: (i, i - 1) = (i - 1, i)
     c = i + 1 < rows ? pscr_shifted(f, n, 1, i, shift) : 0;
-    denom = pscr_shifted(f, n, 0, i, shift) - pscr_w_mul(a, cprev);
-    cprev = pscr_w_div(c, denom);
-    xprev = pscr_w_div(pscr_widen(xp[i]) - pscr_w_mul(a, xprev), denom);
+    PSCR_THOMAS_STEP(pscr_shifted(f, n, 0, i, shift) - pscr_w_mul(a, cprev),
+                     c,
+                     pscr_widen(xp[i]) - pscr_w_mul(a, xprev),
+                     cprev,
+                     xprev);
     cp[(long)i * count + p] = cprev;
     xw[(long)i * count + p] = xprev;
   }
@@ -136,17 +157,17 @@ inline void pscr_thomas_interleaved(pscr_rows s, pscr_rows spare, int m, int d)
   for (int t = get_local_id(0); t < min(d, m); t += get_local_size(0))
   {
     int i = pscr_at(s, t);
-    WIDE denom = s.b[i];
-    spare.a[pscr_at(spare, t)] = pscr_w_div(s.c[i], denom);
-    s.r[i] = pscr_w_div(s.r[i], denom);
+    PSCR_THOMAS_STEP(s.b[i], s.c[i], s.r[i], spare.a[pscr_at(spare, t)], s.r[i]);
     int prev = t;
     for (int j = t + d; j < m; j += d)
     {
       i = pscr_at(s, j);
       const int ip = pscr_at(s, prev);
-      denom = s.b[i] - pscr_w_mul(s.a[i], spare.a[pscr_at(spare, prev)]);
-      spare.a[pscr_at(spare, j)] = pscr_w_div(s.c[i], denom);
-      s.r[i] = pscr_w_div(s.r[i] - pscr_w_mul(s.a[i], s.r[ip]), denom);
+      PSCR_THOMAS_STEP(s.b[i] - pscr_w_mul(s.a[i], spare.a[pscr_at(spare, prev)]),
+                       s.c[i],
+                       s.r[i] - pscr_w_mul(s.a[i], s.r[ip]),
+                       spare.a[pscr_at(spare, j)],
+                       s.r[i]);
       prev = j;
     }
     for (int j = prev - d; j >= t; j -= d)
