@@ -29,7 +29,8 @@
 // "copy passes" is the solve time over the time of reading f and writing u
 // once at that bandwidth. A "fast transforms" row per target times the
 // solver's automatic choice for this grid, its fast-transform path (the
-// DST-I on every axis: FFTW on the CPU, VkFFT on a device; gpurPSCRSolver.h),
+// DST-I on every uniform axis: FFTW on the CPU, VkFFT on a device; graded axes,
+// --nonuniform-axes, solved per mode; gpurPSCRSolver.h),
 // which the PSCR rows leave out (PSCROptions::fastTransforms off). Prints a
 // table and writes JSON.
 //
@@ -611,7 +612,7 @@ RunCase(const Case & c,
     rows.push_back(r);
   };
   // The solver's automatic choice on each target: its fast-transform path for
-  // this uniform Dirichlet grid (FFTW's DST-I on the CPU, VkFFT on a device).
+  // this Dirichlet grid (DST-I: FFTW on the CPU, VkFFT on a device).
   for (const Target & t : targets)
     solverRow(t, "fast transforms", 4, true);
   for (const Target & t : targets)

@@ -127,7 +127,7 @@ private:
   std::unique_ptr<TridiagonalDeviceSolver<Scalar>> m_Tridiagonal; ///< one axis left
   std::unique_ptr<PSCRDeviceSolver<Scalar>> m_Remainder;          ///< two axes left
   Kernel m_PackDST1, m_PackDCT2, m_PackDCT3, m_UnpackDCT2, m_UnpackStrided, m_Divide;
-  std::size_t m_Group = 64;
+  std::size_t m_Group; ///< work-group size along dimension 0, at most every kernel's limit
 };
 
 extern template class FastTransformDeviceSolver<float>;

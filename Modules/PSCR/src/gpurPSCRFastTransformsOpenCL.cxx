@@ -3,9 +3,9 @@
 //
 // Each transformed axis is one pack kernel, one in-place real FFT of the
 // padded lines and one unpack kernel (kernels/pscr_fast.cl). u keeps x
-// fastest throughout, read and written with strides, except that with one
-// axis left the last forward unpack lays that axis out contiguously for the
-// batched tridiagonal solves (and the first inverse pack reads it so).
+// fastest throughout, read and written with strides, except that with axes
+// left the last forward unpack lays them out first, contiguously, for their
+// batched tridiagonal or PSCR solves (and the first inverse pack reads them so).
 // Scaling: the DST-I is its own inverse up to 2 (n + 1) (both directions are
 // forward real FFTs), the DCT-III here is the inverse FFT's (divided by 2 n),
 // so a DCT pair is the identity; the masses m_t and the DST factors are
@@ -111,6 +111,7 @@ FastTransformDeviceSolver<Scalar>::FastTransformDeviceSolver(DeviceContext & con
   , m_Left(RemainderAxes(plan.trig))
   , m_SingularMode(plan.singular)
   , m_Shift(double(plan.shift))
+  , m_Group(kFastGroup)
 {
   const std::vector<TrigAxis> & trig = plan.trig;
   const std::size_t dims = plan.axes.size();
