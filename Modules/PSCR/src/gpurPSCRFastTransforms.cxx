@@ -94,6 +94,25 @@ DetectTrigAxis(const AxisFactors<double> & axis)
   return none;
 }
 
+std::size_t
+TrigTransformFFTPoints(TrigTransformKind kind, std::size_t n)
+{
+  return kind == TrigTransformKind::DST1 ? 2 * (n + 1) : 2 * n;
+}
+
+TrigAxis
+FastTransformAxis(const AxisFactors<double> & axis)
+{
+  TrigAxis trig = DetectTrigAxis(axis);
+  if (trig.kind == TrigTransformKind::None)
+    return trig;
+  std::size_t rest = TrigTransformFFTPoints(trig.kind, axis.Size());
+  for (std::size_t p = 2; p <= kFastTransformLargestPrime; ++p)
+    while (rest % p == 0)
+      rest /= p;
+  return rest == 1 ? trig : TrigAxis();
+}
+
 std::string
 FastTransformDescription(const std::vector<TrigAxis> & trig)
 {

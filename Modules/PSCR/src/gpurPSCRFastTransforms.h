@@ -55,6 +55,29 @@ TrigAxis
 DetectTrigAxis(const AxisFactors<double> & axis);
 
 /**
+ * Points of the real FFT behind an axis' transform of n points: the odd
+ * extension (DST-I, 2(n + 1)) or the even one (DCT-II, 2n).
+ */
+std::size_t
+TrigTransformFFTPoints(TrigTransformKind kind, std::size_t n);
+
+/**
+ * The axis as the fast path takes it: DetectTrigAxis, but kind None when the
+ * FFT length has a prime factor above kFastTransformLargestPrime (see
+ * "Fast transforms" in gpurPSCRSolver.h).
+ */
+TrigAxis
+FastTransformAxis(const AxisFactors<double> & axis);
+
+/**
+ * The largest prime factor of an FFT length the fast path accepts: FFTW's and
+ * VkFFT's radix kernels cover 2 to 13; a larger factor falls to their generic
+ * prime algorithms (Rader, Bluestein), measured 1.6-120x slower than PSCR on
+ * the same axis (pscr_bench: n = 510, FFT 1022 = 2 7 73; n = 382, FFT 766 = 2 383).
+ */
+constexpr std::size_t kFastTransformLargestPrime = 13;
+
+/**
  * The path's description, the same on every backend: e.g. "fast transforms
  * (x: DST-I, y: DST-I)", "fast transforms (z: DCT-II) + tridiagonal (y)" or
  * "fast transforms (z: DST-I) + PSCR (x, y)".

@@ -30,13 +30,6 @@ namespace
 // Work-group size along the transform axis.
 constexpr std::size_t kFastGroup = 64;
 
-// Points of the real FFT of an axis of n points: the odd (DST-I) or even (DCT-II) extension.
-std::size_t
-FFTPoints(TrigTransformKind kind, std::size_t n)
-{
-  return kind == TrigTransformKind::DST1 ? 2 * (n + 1) : 2 * n;
-}
-
 // The axes left (kind None), in order.
 std::vector<std::size_t>
 RemainderAxes(const std::vector<TrigAxis> & trig)
@@ -73,7 +66,7 @@ DeviceTakesFastTransforms(const DeviceInfo & device, const std::vector<TrigAxis>
       continue;
     }
     ++transformed;
-    if (!FFTDeviceSupports(device, { FFTPoints(a.kind, a.eigenvalues.size()) }, true))
+    if (!FFTDeviceSupports(device, { TrigTransformFFTPoints(a.kind, a.eigenvalues.size()) }, true))
       return false;
   }
   return transformed > 0 && left <= 2;
@@ -90,7 +83,7 @@ FastTransformDeviceSolver<Scalar>::Bytes(const DeviceInfo & device, const PSCRPl
     const std::size_t n = plan.axes[d].Size();
     tables += n * (sizeof(double) + 2 * sizeof(Scalar));
     if (plan.trig[d].kind != TrigTransformKind::None)
-      work = std::max<std::uint64_t>(work, (FFTPoints(plan.trig[d].kind, n) / 2 + 1) * (count / n));
+      work = std::max<std::uint64_t>(work, (TrigTransformFFTPoints(plan.trig[d].kind, n) / 2 + 1) * (count / n));
   }
   std::uint64_t bytes = work * sizeof(Complex) + tables;
   if (left.size() == 1)
@@ -145,7 +138,7 @@ FastTransformDeviceSolver<Scalar>::FastTransformDeviceSolver(DeviceContext & con
     const TrigTransformKind kind = trig[d].kind;
     if (kind == TrigTransformKind::None)
       continue;
-    const std::size_t n = m_Shape[d], points = FFTPoints(kind, n), lines = m_Count / n;
+    const std::size_t n = m_Shape[d], points = TrigTransformFFTPoints(kind, n), lines = m_Count / n;
     scale *= trig[d].mass * (kind == TrigTransformKind::DST1 ? double(points) : 1.0);
     work = std::max(work, (points / 2 + 1) * lines);
     auto & plan = m_Plans[{ points, lines }];
@@ -239,7 +232,7 @@ const FFTPlan<Scalar> &
 FastTransformDeviceSolver<Scalar>::Plan(std::size_t axis) const
 {
   const std::size_t n = m_Shape[axis];
-  return *m_Plans.at({ FFTPoints(m_Trig[axis].kind, n), m_Count / n });
+  return *m_Plans.at({ TrigTransformFFTPoints(m_Trig[axis].kind, n), m_Count / n });
 }
 
 template<typename Scalar>
@@ -251,7 +244,7 @@ FastTransformDeviceSolver<Scalar>::LaunchOver(std::size_t axis, std::size_t poin
   Launch l;
   l.n = static_cast<cl_int>(m_Shape[axis]);
   l.strides = { s[axis], s[other[0]], other.size() > 1 ? s[other[1]] : 0 };
-  l.pitch = static_cast<cl_long>(2 * (FFTPoints(m_Trig[axis].kind, m_Shape[axis]) / 2 + 1));
+  l.pitch = static_cast<cl_long>(2 * (TrigTransformFFTPoints(m_Trig[axis].kind, m_Shape[axis]) / 2 + 1));
   l.nb = static_cast<cl_long>(nb);
   l.across = s[axis] != 1 ? 1 : 0;
   l.global = l.across ? cl::NDRange(pscr::RoundUp(nb, m_Group), points, nc)
@@ -269,7 +262,7 @@ FastTransformDeviceSolver<Scalar>::Pack(const cl::CommandQueue & queue,
                                         const Strides & s)
 {
   const std::size_t n = m_Shape[axis];
-  const Launch l = LaunchOver(axis, kind == TrigTransformKind::DCT3 ? n + 1 : FFTPoints(kind, n), s);
+  const Launch l = LaunchOver(axis, kind == TrigTransformKind::DCT3 ? n + 1 : TrigTransformFFTPoints(kind, n), s);
   const std::vector<cl_long> & st = l.strides;
   if (kind == TrigTransformKind::DCT3)
   {

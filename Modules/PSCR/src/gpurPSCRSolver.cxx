@@ -529,7 +529,8 @@ HasTrigAxis(const SeparableOperator<double> & op)
 {
   return std::any_of(op.axes.begin(),
                      op.axes.end(),
-                     [](const AxisFactors<double> & a) { return DetectTrigAxis(a).kind != TrigTransformKind::None; });
+                     [](const AxisFactors<double> & a)
+                     { return FastTransformAxis(a).kind != TrigTransformKind::None; });
 }
 
 // The fast-transform solver of an operator (real, CPU backend), or null when no
@@ -550,7 +551,7 @@ MakeFastTransforms(const SeparableOperator<double> & op,
   rest.shift = op.shift;
   for (const AxisFactors<double> & axis : op.axes)
   {
-    trig.push_back(DetectTrigAxis(axis));
+    trig.push_back(FastTransformAxis(axis));
     shape.push_back(axis.Size());
     if (trig.back().kind == TrigTransformKind::None)
       rest.axes.push_back(axis);
@@ -687,7 +688,7 @@ DeviceFastAxes(const SeparableOperator<double> & op, const DeviceInfo & device, 
 {
   std::vector<TrigAxis> trig;
   for (const AxisFactors<double> & axis : op.axes)
-    trig.push_back(DetectTrigAxis(axis));
+    trig.push_back(FastTransformAxis(axis));
   if (!DeviceTakesFastTransforms(device, trig) || (singular && op.shift != 0.0))
     return {};
   return trig;

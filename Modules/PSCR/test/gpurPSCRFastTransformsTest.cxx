@@ -121,6 +121,28 @@ TEST(PSCRFastTransforms, DetectsTheAxesItsTransformsDiagonalise)
   }
 }
 
+// The fast path takes an axis only when its FFT length factors into primes up to 13: a uniform Dirichlet axis
+// of 37 unknowns is a DST-I axis (2 (37 + 1) = 4 19 points) that it leaves to PSCR, one of 44 (90 = 2 3^2 5) it takes.
+TEST(PSCRFastTransforms, RefusesFFTLengthsWithLargePrimeFactors)
+{
+  const struct
+  {
+    std::size_t n;
+    BoundaryCondition condition;
+    TrigTransformKind kind;
+    bool taken;
+  } cases[] = { { 37, D, TrigTransformKind::DST1, false },  { 44, D, TrigTransformKind::DST1, true },
+                { 38, N, TrigTransformKind::DCT2, false },  { 39, N, TrigTransformKind::DCT2, true },
+                { 382, D, TrigTransformKind::DST1, false }, { 510, D, TrigTransformKind::DST1, false },
+                { 511, D, TrigTransformKind::DST1, true },  { 416, N, TrigTransformKind::DCT2, true } };
+  for (const auto & c : cases)
+  {
+    const AxisFactors<double> axis = Uniform(c.n, 0.1, c.condition);
+    EXPECT_EQ(gpur::DetectTrigAxis(axis).kind, c.kind) << c.n;
+    EXPECT_EQ(gpur::FastTransformAxis(axis).kind, c.taken ? c.kind : TrigTransformKind::None) << c.n;
+  }
+}
+
 namespace
 {
 
@@ -137,13 +159,15 @@ MixedCases()
 {
   return {
     // 2D: uniform, each axis alone, none.
-    { { Uniform(45, 0.7, D), Uniform(33, 1.1, D) }, 0.0, "fast transforms (x: DST-I, y: DST-I)" },
-    { { Uniform(45, 0.7, N), Uniform(33, 1.1, N) }, 0.25, "fast transforms (x: DCT-II, y: DCT-II)" },
-    { { Uniform(45, 0.7, D), NonUniform(33, 5) }, 0.0, "fast transforms (x: DST-I) + tridiagonal (y)" },
-    { { NonUniform(45, 6), Uniform(33, 1.1, N) }, 0.5, "fast transforms (y: DCT-II) + tridiagonal (x)" },
-    { { NonUniform(45, 6), NonUniform(33, 7) }, 0.0, "PSCR" },
+    { { Uniform(44, 0.7, D), Uniform(35, 1.1, D) }, 0.0, "fast transforms (x: DST-I, y: DST-I)" },
+    { { Uniform(44, 0.7, N), Uniform(35, 1.1, N) }, 0.25, "fast transforms (x: DCT-II, y: DCT-II)" },
+    { { Uniform(44, 0.7, D), NonUniform(35, 5) }, 0.0, "fast transforms (x: DST-I) + tridiagonal (y)" },
+    { { NonUniform(44, 6), Uniform(35, 1.1, N) }, 0.5, "fast transforms (y: DCT-II) + tridiagonal (x)" },
+    { { NonUniform(44, 6), NonUniform(35, 7) }, 0.0, "PSCR" },
+    // A uniform axis whose FFT length has a large prime factor (2 (37 + 1) = 4 19) stays with the remainder.
+    { { Uniform(37, 0.7, D), Uniform(35, 1.1, D) }, 0.0, "fast transforms (y: DST-I) + tridiagonal (x)" },
     // Indefinite (Helmholtz-like) shift.
-    { { Uniform(45, 0.7, D), NonUniform(33, 5) }, -7.3, "fast transforms (x: DST-I) + tridiagonal (y)" },
+    { { Uniform(44, 0.7, D), NonUniform(35, 5) }, -7.3, "fast transforms (x: DST-I) + tridiagonal (y)" },
     // 3D: every subset of transformed axes.
     { { Uniform(12, 1.0, D), Uniform(9, 0.5, N), Uniform(14, 2.0, D) },
       0.1,
@@ -213,8 +237,8 @@ TEST(PSCRFastTransforms, AgreesWithPSCROnUniformMixedAndNonUniformOperators)
 TEST(PSCRFastTransforms, SingularNeumannAsPSCR)
 {
   const std::vector<std::vector<AxisFactors<double>>> problems{
-    { Uniform(37, 0.5, N), Uniform(21, 1.0, N) },
-    { Uniform(37, 0.5, N), gpur::MakeP1Axis(RandomMesh(17, 2, 2), N, N) },
+    { Uniform(39, 0.5, N), Uniform(21, 1.0, N) },
+    { Uniform(39, 0.5, N), gpur::MakeP1Axis(RandomMesh(17, 2, 2), N, N) },
     { gpur::MakeP1Axis(RandomMesh(12, 1, 4), N, N), Uniform(21, 1.0, N) },
     { Uniform(6, 1, N), gpur::MakeP1Axis(RandomMesh(9, 1, 3), N, N), Uniform(5, 1, N) },
     { gpur::MakeP1Axis(RandomMesh(7, 1, 5), N, N), gpur::MakeP1Axis(RandomMesh(9, 1, 3), N, N), Uniform(8, 1, N) },
@@ -266,9 +290,9 @@ TEST(PSCRFastTransforms, SingularNeumannAsPSCR)
 TEST(PSCRFastTransforms, SetupWithoutEigenpairsReportsAsPSCR)
 {
   const std::vector<SeparableOperator<double>> ops{
-    { { Uniform(45, 0.7, D), Uniform(33, 1.1, D) }, 0.0 },
-    { { Uniform(45, 0.7, N), Uniform(33, 1.1, N) }, 0.0 },
-    { { Uniform(45, 0.7, N), Uniform(33, 1.1, D) }, -3.0 },
+    { { Uniform(44, 0.7, D), Uniform(35, 1.1, D) }, 0.0 },
+    { { Uniform(44, 0.7, N), Uniform(35, 1.1, N) }, 0.0 },
+    { { Uniform(44, 0.7, N), Uniform(35, 1.1, D) }, -3.0 },
     { { NonUniform(12, 8), Uniform(9, 0.5, D), Uniform(14, 2.0, N) }, 0.1 },
     { { Uniform(12, 1.0, D), Uniform(9, 0.5, N), Uniform(14, 2.0, D) }, 0.0 },
   };
@@ -308,7 +332,7 @@ TEST(PSCRFastTransforms, SetupWithoutEigenpairsReportsAsPSCR)
 // (PSCRPrecision::Double); either way the double solve takes the fast path.
 TEST(PSCRFastTransforms, FloatSolvesInDoubleTakeTheFastPath)
 {
-  const SeparableOperator<double> op{ { Uniform(40, 0.5, D), Uniform(29, 1.0, N) }, 0.0 };
+  const SeparableOperator<double> op{ { Uniform(39, 0.5, D), Uniform(30, 1.0, N) }, 0.0 };
   const std::vector<double> f = RandomVector<double>(op.Count(), 41);
   std::vector<double> exact(f.size());
   PSCRSolver<double>(op, Options(false)).Solve(f.data(), exact.data());
@@ -335,7 +359,7 @@ TEST(PSCRFastTransforms, FloatSolvesInDoubleTakeTheFastPath)
 // In place (f == u), on arrays without FFTW's alignment, and from two threads.
 TEST(PSCRFastTransforms, AliasingUnalignedArraysAndThreads)
 {
-  const SeparableOperator<double> op{ { Uniform(30, 1.0, D), NonUniform(20, 2) }, 0.0 };
+  const SeparableOperator<double> op{ { Uniform(29, 1.0, D), NonUniform(20, 2) }, 0.0 };
   const PSCRSolver<double> solver(op, Options(true));
   const std::vector<double> f = RandomVector<double>(op.Count(), 9);
   std::vector<double> reference(f.size());
@@ -434,8 +458,8 @@ TEST(PSCRFastTransforms, OpenCLSingularNeumann)
 {
   GPUR_REQUIRE_OPENCL();
   const std::vector<std::vector<AxisFactors<double>>> problems{
-    { Uniform(37, 0.5, N), Uniform(21, 1.0, N) },
-    { Uniform(37, 0.5, N), gpur::MakeP1Axis(RandomMesh(17, 2, 2), N, N) },
+    { Uniform(39, 0.5, N), Uniform(21, 1.0, N) },
+    { Uniform(39, 0.5, N), gpur::MakeP1Axis(RandomMesh(17, 2, 2), N, N) },
     { Uniform(6, 1, N), Uniform(7, 2, N), Uniform(5, 1, N) },
     { gpur::MakeP1Axis(RandomMesh(7, 1, 5), N, N), gpur::MakeP1Axis(RandomMesh(9, 1, 3), N, N), Uniform(8, 1, N) },
   };
@@ -460,7 +484,7 @@ TEST(PSCRFastTransforms, OpenCLSingularNeumann)
 TEST(PSCRFastTransforms, OpenCLDeviceBuffersEnqueueAndDouble)
 {
   GPUR_REQUIRE_OPENCL();
-  const SeparableOperator<double> op{ { Uniform(40, 1.0, D), Uniform(24, 0.5, N) }, 0.0 };
+  const SeparableOperator<double> op{ { Uniform(39, 1.0, D), Uniform(24, 0.5, N) }, 0.0 };
   const std::string path = "fast transforms (x: DST-I, y: DCT-II)";
   const std::vector<double> f = RandomVector<double>(op.Count(), 4);
   std::vector<double> cpu(f.size()), device(f.size());
