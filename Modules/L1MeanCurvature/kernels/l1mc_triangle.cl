@@ -43,12 +43,22 @@ typedef struct
   REAL yy;
 } L1MCSym;
 
-// What Newton's method gave: the point, and whether it passes the acceptance test.
+// grad Phi and its Hessian at one point.
+typedef struct
+{
+  L1MCVec g;
+  L1MCSym h;
+} L1MCDerivatives;
+
+// What Newton's method gave: the point, and whether it passes the acceptance test; when accepted, Phi at the
+// point and at the start (which the caller compares without evaluating them again).
 typedef struct
 {
   L1MCVec p;
   int accepted;
   int iterations;
+  REAL value;
+  REAL startValue;
 } L1MCNewton;
 
 // Values at or beyond this magnitude count as overflow (Newton diverging on a
@@ -104,31 +114,26 @@ inline REAL l1mc_phi(L1MCVec y, L1MCVec b1, L1MCVec b2, REAL r1, REAL r2)
   return (REAL)0.5 * q * (r1 + r2 / s) - (l1mc_dot(b1, y) + l1mc_dot(b2, y) / sqrt(s));
 }
 
-// grad Phi(y) = (r1 + r2/s^2) y - b1 - b2/sqrt(s) + (b2.y) y / s^{3/2}, s = 1 + |y|^2
-// (differentiating eq. (3.20) of [Myllykoski2015a]).
-inline L1MCVec l1mc_phi_gradient(L1MCVec y, L1MCVec b1, L1MCVec b2, REAL r1, REAL r2)
+// Differentiating eq. (3.20) of [Myllykoski2015a], with s = 1 + |y|^2 and a = r1 + r2/s^2 + (b2.y)/s^{3/2}:
+//   grad Phi(y) = a y - b1 - b2/sqrt(s),
+//   Hessian     = a I - (4 r2/s^3 + 3 (b2.y)/s^{5/2}) y y^T + (b2 y^T + y b2^T)/s^{3/2}.
+// Together, from one square root and one division (s^{-1/2}; the other powers are its products): Newton's
+// step costs about half of evaluating the two apart.
+inline L1MCDerivatives l1mc_phi_derivatives(L1MCVec y, L1MCVec b1, L1MCVec b2, REAL r1, REAL r2)
 {
   const REAL s = (REAL)1 + l1mc_dot(y, y);
-  const REAL w = (REAL)1 / sqrt(s);
-  const REAL w3 = w / s;
-  const REAL a = r1 + r2 / (s * s) + l1mc_dot(b2, y) * w3;
-  return l1mc_vec(a * y.x - b1.x - w * b2.x, a * y.y - b1.y - w * b2.y);
-}
-
-// The Hessian of Phi: (r1 + r2/s^2 + (b2.y)/s^{3/2}) I - (4 r2/s^3 + 3 (b2.y)/s^{5/2}) y y^T
-// + (b2 y^T + y b2^T)/s^{3/2} (differentiating the gradient above).
-inline L1MCSym l1mc_phi_hessian(L1MCVec y, L1MCVec b2, REAL r1, REAL r2)
-{
-  const REAL s = (REAL)1 + l1mc_dot(y, y);
-  const REAL w3 = (REAL)1 / (s * sqrt(s));
+  const REAL w = (REAL)1 / sqrt(s); // s^{-1/2}
+  const REAL is = w * w;            // s^{-1}
+  const REAL w3 = w * is;           // s^{-3/2}
   const REAL by = l1mc_dot(b2, y);
-  const REAL diagonal = r1 + r2 / (s * s) + by * w3;
-  const REAL outer = (REAL)4 * r2 / (s * s * s) + (REAL)3 * by * w3 / s;
-  L1MCSym h;
-  h.xx = diagonal - outer * y.x * y.x + (REAL)2 * w3 * b2.x * y.x;
-  h.xy = -outer * y.x * y.y + w3 * (b2.x * y.y + b2.y * y.x);
-  h.yy = diagonal - outer * y.y * y.y + (REAL)2 * w3 * b2.y * y.y;
-  return h;
+  const REAL a = r1 + r2 * is * is + by * w3;
+  const REAL outer = (REAL)4 * r2 * is * is * is + (REAL)3 * by * w3 * is;
+  L1MCDerivatives d;
+  d.g = l1mc_vec(a * y.x - b1.x - w * b2.x, a * y.y - b1.y - w * b2.y);
+  d.h.xx = a - outer * y.x * y.x + (REAL)2 * w3 * b2.x * y.x;
+  d.h.xy = -outer * y.x * y.y + w3 * (b2.x * y.y + b2.y * y.x);
+  d.h.yy = a - outer * y.y * y.y + (REAL)2 * w3 * b2.y * y.y;
+  return d;
 }
 
 // Psi(s) [Myllykoski2015a, eq. (3.25)].
@@ -207,31 +212,38 @@ inline L1MCNewton l1mc_newton(L1MCVec start, L1MCVec b1, L1MCVec b2, REAL r1, RE
   int k = 0;
   for (; k < maxIterations && !converged; ++k)
   {
-    const L1MCVec g = l1mc_phi_gradient(x, b1, b2, r1, r2);
-    const L1MCSym h = l1mc_phi_hessian(x, b2, r1, r2);
-    const REAL det = h.xx * h.yy - h.xy * h.xy;
-    const REAL dx = (h.xy * g.y - h.yy * g.x) / det;
-    const REAL dy = (h.xy * g.x - h.xx * g.y) / det;
+    const L1MCDerivatives d = l1mc_phi_derivatives(x, b1, b2, r1, r2);
+    const REAL inverse = (REAL)1 / (d.h.xx * d.h.yy - d.h.xy * d.h.xy);
+    const REAL dx = (d.h.xy * d.g.y - d.h.yy * d.g.x) * inverse;
+    const REAL dy = (d.h.xy * d.g.x - d.h.xx * d.g.y) * inverse;
     x = l1mc_vec(x.x + dx, x.y + dy);
     if (!l1mc_finite(x))
       break;
-    converged = sqrt(dx * dx + dy * dy) <= tolerance * ((REAL)1 + l1mc_norm(x));
+    const REAL bound = tolerance * ((REAL)1 + l1mc_norm(x));
+    converged = dx * dx + dy * dy <= bound * bound;
   }
   L1MCNewton result;
   result.iterations = k;
+  result.accepted = 0;
+  result.value = (REAL)0;
+  result.startValue = (REAL)0;
   if (!l1mc_finite(x))
   {
     result.p = start;
-    result.accepted = 0;
     return result;
   }
-  const L1MCSym h = l1mc_phi_hessian(x, b2, r1, r2);
-  const REAL value = l1mc_phi(x, b1, b2, r1, r2);
-  const REAL rival = fmin(l1mc_phi(start, b1, b2, r1, r2), l1mc_psi(l1mc_norm(b1) / r1, b1, b2, r1, r2));
   result.p = x;
-  result.accepted = converged && h.xx > (REAL)0 && h.xx * h.yy - h.xy * h.xy > (REAL)0 &&
-                    l1mc_collinearity(x, b1, b2) <= L1MC_COLLINEARITY_TOLERANCE &&
-                    value <= rival + tolerance * (fabs(value) + fabs(rival));
+  // The tests from the cheapest; each later one only where the earlier ones passed.
+  if (!converged)
+    return result;
+  const L1MCSym h = l1mc_phi_derivatives(x, b1, b2, r1, r2).h;
+  if (!(h.xx > (REAL)0 && h.xx * h.yy - h.xy * h.xy > (REAL)0) ||
+      !(l1mc_collinearity(x, b1, b2) <= L1MC_COLLINEARITY_TOLERANCE))
+    return result;
+  result.value = l1mc_phi(x, b1, b2, r1, r2);
+  result.startValue = l1mc_phi(start, b1, b2, r1, r2);
+  const REAL rival = fmin(result.startValue, l1mc_psi(l1mc_norm(b1) / r1, b1, b2, r1, r2));
+  result.accepted = result.value <= rival + tolerance * (fabs(result.value) + fabs(rival));
   return result;
 }
 
@@ -330,10 +342,12 @@ inline L1MCNewton l1mc_newton_step(L1MCVec b1, L1MCVec b2, L1MCVec previous, REA
     zero.p = l1mc_vec((REAL)0, (REAL)0);
     zero.accepted = 1;
     zero.iterations = 0;
+    zero.value = (REAL)0;
+    zero.startValue = (REAL)0;
     return zero;
   }
   L1MCNewton n = l1mc_newton(previous, b1, b2, r1, r2, tolerance, maxIterations);
-  if (n.accepted && l1mc_phi(previous, b1, b2, r1, r2) < l1mc_phi(n.p, b1, b2, r1, r2))
+  if (n.accepted && n.startValue < n.value)
     n.p = previous;
   return n;
 }
