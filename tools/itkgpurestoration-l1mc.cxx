@@ -48,6 +48,7 @@ struct Options : gpur::cli::ToolOptions
   double tolerance = gpur::L1MCParameters().tolerance;
   std::string initialization = "zero";
   std::string cornerMass = "exact";
+  std::string sub2Solver = "direct";
 };
 
 /** Fills parser with the options, storing into options (both must outlive parsing). */
@@ -119,6 +120,13 @@ DeclareOptions(gpur::cli::Parser & parser, Options & o)
                { "exact", "separable" },
                o.cornerMass)
     .label = "Corner mass";
+  parser
+    .AddChoice("--sub2-solver",
+               "How the p3-subproblem is solved: direct (one fast Dirichlet Helmholtz solve, exact) or cg (the "
+               "paper's conjugate gradients).",
+               { "direct", "cg" },
+               o.sub2Solver)
+    .label = "p3 solver";
   gpur::cli::AddToolOptions(parser, o, gpur::cli::DeviceMemoryLimit::NotOffered);
 }
 
@@ -164,6 +172,8 @@ Denoise(const Options & o)
     itk::GPURestoration::FromEngine<FilterType::InitializationEnum>(gpur::ParseL1MCInitialization(o.initialization)));
   filter->SetCornerMass(o.cornerMass == "separable" ? FilterType::CornerMassEnum::Separable
                                                     : FilterType::CornerMassEnum::Exact);
+  filter->SetSub2Solver(
+    itk::GPURestoration::FromEngine<FilterType::Sub2SolverEnum>(gpur::ParseL1MCSub2Solver(o.sub2Solver)));
   filter->SetBackend(itk::GPURestoration::FromEngine<FilterType::BackendEnum>(gpur::ParseBackend(o.backend)));
   filter->SetDevice(o.device);
   const double wall =

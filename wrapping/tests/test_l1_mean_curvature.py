@@ -120,6 +120,7 @@ def test_sigma_chooses_r0_and_the_result_scales_with_the_data():
         (dict(tol=0.0), "tol must be finite and > 0"),
         (dict(initialization="random"), "initialization must be one of 'zero', 'data'"),
         (dict(corner_mass="lumped"), "corner_mass must be one of 'exact', 'separable'"),
+        (dict(sub2_solver="jacobi"), "sub2_solver must be one of 'direct', 'cg'"),
         (dict(backend="cuda"), "backend"),
         (dict(callback=3), "callback must be callable"),
         (dict(num_threads=0), "num_threads"),
@@ -143,6 +144,23 @@ def test_bad_images_are_value_errors():
 
 
 @pytest.mark.filterwarnings("default::itkgpurestoration.ConvergenceWarning")
+def test_direct_and_cg_sub2_solvers_give_the_same_run():
+    """The p3-subproblem solved directly (default) or by the paper's CG: one system, one run up to CG's tolerance."""
+    _, noisy = small_noisy()
+    runs = {
+        solver: igr.denoise_l1_mean_curvature(noisy, r0=0.005, max_num_iter=300, backend="cpu", sub2_solver=solver,
+                                              return_report=True)
+        for solver in ("direct", "cg")
+    }
+    (u, a), (v, b) = runs["direct"], runs["cg"]
+    assert a["converged"] and b["converged"]
+    assert abs(a["iterations"] - b["iterations"]) <= 2
+    assert a["sub2_residual"] < 1e-13 < b["sub2_residual"] < 1e-7
+    assert all(info["cg_iterations"] == 0 for info in a["history"])
+    assert sum(info["cg_iterations"] for info in b["history"]) > 0
+    np.testing.assert_allclose(u, v, rtol=0, atol=1e-5 * np.abs(v).max())
+
+
 def test_not_converged_warns():
     _, noisy = small_noisy()
     with pytest.warns(igr.ConvergenceWarning):

@@ -13,7 +13,9 @@
 // [Myllykoski2015a, eq. (2.8), Algorithm 1]: per outer iteration
 //   Sub #1: (p1, p2) per triangle, non-convex: Newton, else the multi-interval
 //           bisection of [Myllykoski2015a, Algorithm 2], the best of three;
-//   Sub #2: p3 from an SPD system, matrix-free conjugate gradients, warm-started;
+//   Sub #2: p3 from an SPD system: by default directly, through one fast
+//           Dirichlet Helmholtz solve on the vertices (see L1MCSub2Solver),
+//           or by the paper's matrix-free conjugate gradients, warm-started;
 //   Sub #3: psi by shrinkage at the interior vertices;
 //   Sub #4: u from the separable system (r1 K + M_L) u = ..., solved by PSCR
 //           (Modules/PSCR) with c = 1/r1, Neumann axes and lumped mass;
@@ -82,6 +84,34 @@ const char *
 ToString(L1MCCornerMass cornerMass);
 
 /**
+ * How Sub #2 solves (r2 I - r3 grad0 div_h) p3 = b [Myllykoski2015a, eq. (3.26)]
+ * on the triangles.
+ */
+enum class L1MCSub2Solver
+{
+  /**
+   * Exactly, through the vertices (the default): with G = grad0 and div_h =
+   * -G^T / 2 on this mesh, the push-through identity gives
+   * p3 = (b + r3 G t) / r2 with (r2 I + r3 L) t = div_h b, L the five-point
+   * Laplacian on the interior vertices with zero boundary values: one
+   * separable Dirichlet Helmholtz solve by fast sine transforms (Modules/PSCR)
+   * instead of tens of CG steps over four triangle planes. Same system, so the
+   * same iterates up to CG's tolerance; its residual ||b - A p3|| / ||b|| is
+   * measured each iteration as CG's is (L1MCReport::sub2Residual).
+   */
+  Direct,
+  /** The paper's matrix-free conjugate gradients, warm-started from p3 (relative residual 1e-8 in double). */
+  ConjugateGradient
+};
+
+/** "Direct" or "ConjugateGradient". */
+const char *
+ToString(L1MCSub2Solver solver);
+/** Parses "direct" or "cg" / "conjugate-gradient" (case-insensitive); throws InvalidArgument otherwise. */
+L1MCSub2Solver
+ParseL1MCSub2Solver(const std::string & text);
+
+/**
  * Parameters of an L1-mean-curvature run. r0 is the one knob of the paper
  * [Myllykoski2015a, eq. (5.1)]: eps = r0 h, r1 = 10 r0 h, r2 = 5 r0,
  * r3 = 5 r0 h^2; each of them can be overridden.
@@ -116,6 +146,8 @@ struct L1MCParameters
   L1MCInitialization initialization = L1MCInitialization::Zero;
   /** The corner mass of Sub #4. */
   L1MCCornerMass cornerMass = L1MCCornerMass::Exact;
+  /** How Sub #2 is solved. */
+  L1MCSub2Solver sub2Solver = L1MCSub2Solver::Direct;
 
   /** Throws InvalidArgument naming the bad parameter and the allowed range. */
   void
@@ -154,14 +186,14 @@ struct L1MCIterationInfo
   double r3Residual = 0.0; ///< see r1Residual
   /** Share of triangles on which Newton's candidate was accepted in Sub #1. */
   double newtonSuccess = 0.0;
-  unsigned cgIterations = 0; ///< conjugate-gradient steps of Sub #2
+  unsigned cgIterations = 0; ///< conjugate-gradient steps of Sub #2 (0 with L1MCSub2Solver::Direct)
 };
 
 /** Seconds spent per subproblem over the run (on OpenCL measured from device events). */
 struct L1MCTimings
 {
   double sub1 = 0.0; ///< (p1, p2): Newton and the bisection fallback
-  double sub2 = 0.0; ///< p3: conjugate gradients
+  double sub2 = 0.0; ///< p3: the direct solve or conjugate gradients, and the residual check
   double sub3 = 0.0; ///< psi: shrinkage
   double sub4 = 0.0; ///< u: PSCR (and the corner correction)
   double misc = 0.0; ///< multiplier updates, the objective and Lagrangian reductions

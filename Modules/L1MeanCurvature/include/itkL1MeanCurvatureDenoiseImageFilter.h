@@ -12,7 +12,8 @@ namespace itk
 
 /**
  * \class L1MeanCurvatureDenoiseImageFilterEnums
- * \brief The choices of L1MeanCurvatureDenoiseImageFilter (twins of gpur::L1MCInitialization and gpur::L1MCCornerMass).
+ * \brief The choices of L1MeanCurvatureDenoiseImageFilter (twins of gpur::L1MCInitialization,
+ * gpur::L1MCCornerMass and gpur::L1MCSub2Solver).
  * \ingroup ITKGPURestorationL1MeanCurvature
  */
 class L1MeanCurvatureDenoiseImageFilterEnums
@@ -34,6 +35,14 @@ public:
     /** The separable mass h^2/4 at the corners (a plain PSCR solve). */
     Separable = static_cast<uint8_t>(gpur::L1MCCornerMass::Separable)
   };
+  /** How the p3-subproblem (Sub #2) is solved (SetSub2Solver). */
+  enum class Sub2Solver : uint8_t
+  {
+    /** Exactly, by one fast Dirichlet Helmholtz solve on the vertices: the default. */
+    Direct = static_cast<uint8_t>(gpur::L1MCSub2Solver::Direct),
+    /** The paper's matrix-free conjugate gradients, warm-started. */
+    ConjugateGradient = static_cast<uint8_t>(gpur::L1MCSub2Solver::ConjugateGradient)
+  };
 };
 
 namespace GPURestoration
@@ -47,6 +56,11 @@ template<>
 struct EngineEnum<L1MeanCurvatureDenoiseImageFilterEnums::CornerMass>
 {
   using Type = gpur::L1MCCornerMass;
+};
+template<>
+struct EngineEnum<L1MeanCurvatureDenoiseImageFilterEnums::Sub2Solver>
+{
+  using Type = gpur::L1MCSub2Solver;
 };
 } // namespace GPURestoration
 
@@ -63,8 +77,8 @@ struct EngineEnum<L1MeanCurvatureDenoiseImageFilterEnums::CornerMass>
  * ramps stay ramps (no staircasing, the artefact of TV). Linear finite
  * elements on the triangulated pixel grid, the augmented Lagrangian with
  * three multipliers and four subproblems per outer iteration (per-triangle
- * Newton with a bisection fallback, conjugate gradients, shrinkage and a PSCR
- * solve); the engine gpur::DenoiseL1MeanCurvature documents the details, and
+ * Newton with a bisection fallback, a fast Helmholtz solve (or the paper's
+ * conjugate gradients), shrinkage and a PSCR solve); the engine gpur::DenoiseL1MeanCurvature documents the details, and
  * [Myllykoski2015b] its GPU design.
  *
  * Parameters. R0 is the one knob [Myllykoski2015a, eq. (5.1)]: eps = R0 h,
@@ -132,6 +146,8 @@ public:
   using InitializationEnum = L1MeanCurvatureDenoiseImageFilterEnums::Initialization;
   /** The corner treatments of SetCornerMass. */
   using CornerMassEnum = L1MeanCurvatureDenoiseImageFilterEnums::CornerMass;
+  /** The solvers of SetSub2Solver. */
+  using Sub2SolverEnum = L1MeanCurvatureDenoiseImageFilterEnums::Sub2Solver;
 
   static_assert(ImageDimension == 2, "L1MeanCurvatureDenoiseImageFilter supports 2D images");
   static_assert(std::is_same<RealType, float>::value || std::is_same<RealType, double>::value,
@@ -196,6 +212,11 @@ public:
   /** @ITKStartGrouping */
   itkSetEnumMacro(CornerMass, CornerMassEnum);
   itkGetEnumMacro(CornerMass, CornerMassEnum);
+  /** @ITKEndGrouping */
+  /** How the p3-subproblem is solved (gpur::L1MCSub2Solver). Default Direct. */
+  /** @ITKStartGrouping */
+  itkSetEnumMacro(Sub2Solver, Sub2SolverEnum);
+  itkGetEnumMacro(Sub2Solver, Sub2SolverEnum);
   /** @ITKEndGrouping */
 
   /**
@@ -273,6 +294,7 @@ private:
   double m_Tolerance{ 1e-4 };
   InitializationEnum m_Initialization{ InitializationEnum::Zero };
   CornerMassEnum m_CornerMass{ CornerMassEnum::Exact };
+  Sub2SolverEnum m_Sub2Solver{ Sub2SolverEnum::Direct };
 
   gpur::L1MCIterationInfo m_IterationInfo;
   unsigned int m_NumberOfIterations{ 0 };

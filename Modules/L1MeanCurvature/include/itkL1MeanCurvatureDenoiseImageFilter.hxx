@@ -28,6 +28,7 @@ L1MeanCurvatureDenoiseImageFilter<TInputImage, TOutputImage>::MakeParameters() c
   p.tolerance = m_Tolerance;
   p.initialization = GPURestoration::ToEngine(m_Initialization);
   p.cornerMass = GPURestoration::ToEngine(m_CornerMass);
+  p.sub2Solver = GPURestoration::ToEngine(m_Sub2Solver);
   return p;
 }
 
@@ -114,6 +115,7 @@ L1MeanCurvatureDenoiseImageFilter<TInputImage, TOutputImage>::PrintSelf(std::ost
   os << indent << "Tolerance: " << m_Tolerance << std::endl;
   os << indent << "Initialization: " << m_Initialization << std::endl;
   os << indent << "CornerMass: " << m_CornerMass << std::endl;
+  os << indent << "Sub2Solver: " << m_Sub2Solver << std::endl;
   os << indent << "R0Used: " << m_R0Used << std::endl;
   os << indent << "MeshSizeUsed: " << m_MeshSizeUsed << std::endl;
   os << indent << "DataRangeUsed: " << m_DataRangeUsed << std::endl;

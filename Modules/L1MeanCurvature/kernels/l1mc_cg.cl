@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Sub #2 [Myllykoski2015a, eq. (3.26)] on the device: conjugate gradients for
+// Sub #2 [Myllykoski2015a, eq. (3.26)] on the device by conjugate gradients (L1MCSub2Solver::ConjugateGradient;
+// l1mc_sub2.cl has the direct solve and the right-hand side b) for
 // (r2 I - r3 grad0 div_h) p3 = r2 p2 + lambda2 - grad0(r3 psi - lambda3),
 // warm-started from p3, with every scalar on the device: the host enqueues a
 // fixed number of steps (the budget of gpurL1MCStepper.h, the same on the CPU)
@@ -52,19 +53,16 @@ __kernel void l1mc_cg_residual(__global const REAL * p2, __global const REAL * l
   double bb = 0.0, rr = 0.0;
   if (l1mc_square(v, nx, ny))
   {
-    const REAL w00 = r3 * psi[v] - l3[v], w10 = r3 * psi[v + 1] - l3[v + 1];
-    const REAL w01 = r3 * psi[v + nx] - l3[v + nx], w11 = r3 * psi[v + nx + 1] - l3[v + nx + 1];
-    const REAL gw[4] = { (w10 - w00) * ihx, (w11 - w10) * ihy, (w11 - w01) * ihx, (w01 - w00) * ihy };
-    REAL g[4];
+    REAL b[4], g[4];
+    l1mc_sub2_b(p2, l2, psi, l3, plane, nx, v, ihx, ihy, r2, r3, b);
     l1mc_gradients(div, nx, v, ihx, ihy, g);
     for (int c = 0; c < 4; ++c)
     {
       const int i = c * plane + v;
-      const REAL b = r2 * p2[i] + l2[i] - gw[c];
-      const REAL res = b - (r2 * p3[i] - r3 * g[c]);
+      const REAL res = b[c] - (r2 * p3[i] - r3 * g[c]);
       r[i] = res;
       d[i] = res;
-      bb += (double)b * (double)b;
+      bb += (double)b[c] * (double)b[c];
       rr += (double)res * (double)res;
     }
   }

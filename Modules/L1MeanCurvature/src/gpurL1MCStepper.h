@@ -30,6 +30,7 @@ struct Constants
   double cgTolerance = 1e-10;
   unsigned cgMaxIterations = 100;
   L1MCCornerMass cornerMass = L1MCCornerMass::Exact;
+  L1MCSub2Solver sub2Solver = L1MCSub2Solver::Direct;
   L1MCInitialization initialization = L1MCInitialization::Zero;
 };
 

@@ -4,6 +4,7 @@
 // ParallelSum over rows with a fixed chunking, so results do not depend on the
 // thread count.
 #include "gpurL1MCStepper.h"
+#include "gpurL1MCSub2.h"
 #include "gpurL1MCSub4.h"
 #include "gpurL1MCTriangle.h"
 #include "gpurStopwatch.h"
@@ -29,6 +30,8 @@ public:
     , m_N(constants.mesh.Count())
     , m_For(ResolveParallelFor(execution.parallelFor))
     , m_Sub4(constants, CPUBackend(), execution)
+    , m_Sub2(constants.sub2Solver == L1MCSub2Solver::Direct ? MakeSub2Solver<Real>(constants, CPUBackend(), execution)
+                                                            : nullptr)
     , m_F(f, f + m_N)
     , m_U(m_N)
     , m_Psi(m_N)
@@ -43,6 +46,7 @@ public:
     , m_R(4 * m_N)
     , m_D(4 * m_N)
     , m_Ad(4 * m_N)
+    , m_T(m_Sub2 ? m_Sub2->Count() : 0)
     , m_Newton(m_Mesh.ny, 0.0)
     , m_Ihx(Real(1.0 / m_Mesh.hx))
     , m_Ihy(Real(1.0 / m_Mesh.hy))
@@ -92,7 +96,7 @@ public:
     const double newton = SubProblem1();
     m_Timings.sub1 += lap();
     unsigned cgIterations = 0;
-    const double cgResidual = SubProblem2(cgIterations);
+    const double cgResidual = m_Sub2 ? SubProblem2Direct() : SubProblem2(cgIterations);
     m_Timings.sub2 += lap();
     SubProblem3();
     m_Timings.sub3 += lap();
@@ -275,6 +279,69 @@ private:
                    })[0];
   }
 
+  /** Sub #2's right-hand side b = r2 p2 + lambda2 - grad0(r3 psi - lambda3) into m_R; returns ||b||^2. */
+  double
+  Sub2RightHandSide()
+  {
+    const Real r2 = Real(m_C.r2), r3 = Real(m_C.r3);
+    for (std::size_t i = 0; i < m_N; ++i)
+      m_V[i] = r3 * m_Psi[i] - m_L3[i]; // 0 on the boundary
+    Squares(m_V,
+            [&](std::size_t v, const Real * g)
+            {
+              for (unsigned c = 0; c < 4; ++c)
+                m_R[c * m_N + v] = r2 * m_P2[c * m_N + v] + m_L2[c * m_N + v] - g[c];
+            });
+    return Dot(m_R, m_R);
+  }
+
+  /**
+   * Sub #2 solved directly (gpurL1MCSub2.h): t from (r2 I + r3 L) t = div_h b
+   * on the interior vertices, p3 = (b + r3 grad0 t) / r2; then the residual
+   * ||b - A p3|| / ||b|| of the triangle system, which it returns.
+   */
+  double
+  SubProblem2Direct()
+  {
+    const double bb = Sub2RightHandSide();
+    const std::size_t nx = m_Mesh.nx, inner = nx - 2;
+    const Real scale = Real(Sub2RhsScale(m_C)), r2 = Real(m_C.r2), r3 = Real(m_C.r3);
+    Rows(m_Mesh.ny - 2,
+         [&](std::size_t j)
+         {
+           for (std::size_t x = 1; x + 1 < nx; ++x)
+             m_T[j * inner + x - 1] =
+               scale * (Real(-0.5) * TransposedGradient(m_R.data(), m_N, m_Mesh, x, j + 1, m_Ihx, m_Ihy));
+         });
+    m_Sub2->Solve(m_T.data(), m_T.data());
+    Rows(m_Mesh.ny,
+         [&](std::size_t y)
+         {
+           for (std::size_t x = 0; x < nx; ++x)
+             m_V[y * nx + x] = m_Mesh.Interior(x, y) ? m_T[(y - 1) * inner + x - 1] : Real(0);
+         });
+    Squares(m_V,
+            [&](std::size_t v, const Real * g)
+            {
+              for (unsigned c = 0; c < 4; ++c)
+                m_P3[c * m_N + v] = (m_R[c * m_N + v] + r3 * g[c]) / r2;
+            });
+    ApplySub2(m_P3, m_Ad);
+    const double rr = RowSums(m_Mesh.ny - 1,
+                              1,
+                              [&](std::size_t y, double * acc)
+                              {
+                                for (unsigned c = 0; c < 4; ++c)
+                                  for (std::size_t x = 0; x + 1 < nx; ++x)
+                                  {
+                                    const std::size_t i = c * m_N + y * nx + x;
+                                    const double r = double(m_R[i]) - double(m_Ad[i]);
+                                    acc[0] += r * r;
+                                  }
+                              })[0];
+    return bb > 0.0 ? std::sqrt(rr / bb) : std::sqrt(rr);
+  }
+
   /**
    * Sub #2 [Myllykoski2015a, eq. (3.26)]: (r2 I - r3 grad0 div_h) p3 =
    * r2 p2 + lambda2 - grad0(r3 psi - lambda3), SPD in the Euclidean product
@@ -286,17 +353,7 @@ private:
   double
   SubProblem2(unsigned & iterations)
   {
-    const Real r2 = Real(m_C.r2), r3 = Real(m_C.r3);
-    // m_V = r3 psi - lambda3 (0 on the boundary), then b = r2 p2 + lambda2 - grad(m_V) into m_R.
-    for (std::size_t i = 0; i < m_N; ++i)
-      m_V[i] = r3 * m_Psi[i] - m_L3[i];
-    Squares(m_V,
-            [&](std::size_t v, const Real * g)
-            {
-              for (unsigned c = 0; c < 4; ++c)
-                m_R[c * m_N + v] = r2 * m_P2[c * m_N + v] + m_L2[c * m_N + v] - g[c];
-            });
-    const double bb = Dot(m_R, m_R);
+    const double bb = Sub2RightHandSide();
     ApplySub2(m_P3, m_Ad);
     // r = b - A p3 and d = r (the unused entries of every triangle field stay 0).
     double rr = RowSums(m_Mesh.ny - 1,
@@ -505,8 +562,10 @@ private:
   const std::size_t m_N;
   const ParallelForFunction m_For;
   Sub4<Real> m_Sub4;
+  std::unique_ptr<PSCRSolver<Real>> m_Sub2; ///< the direct Sub #2 (null: CG)
   std::vector<Real> m_F, m_U, m_Psi, m_L3, m_V, m_Rhs;
   std::vector<Real> m_P1, m_P2, m_P3, m_L1, m_L2, m_R, m_D, m_Ad;
+  std::vector<Real> m_T; ///< the direct Sub #2's interior vertex field
   std::vector<double> m_Newton;
   const Real m_Ihx, m_Ihy;
   L1MCTimings m_Timings;

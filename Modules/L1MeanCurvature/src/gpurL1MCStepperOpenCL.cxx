@@ -6,7 +6,9 @@
 // context, and every kernel runs on its in-order compute queue: Sub #1 as a
 // Newton kernel over all squares that appends its failures to a work list
 // plus a fixed-size fallback kernel striding over that list [Myllykoski2015b,
-// §3.1]; Sub #2 as CG with every scalar on the device (the budget of
+// §3.1]; Sub #2 directly (PSCRSolver::EnqueueSolve of the interior
+// Helmholtz problem of gpurL1MCSub2.h between two kernels, then the residual
+// check) or as CG with every scalar on the device (the budget of
 // CGBudget enqueued, steps after convergence return at once); Sub #3 a
 // pointwise kernel; Sub #4 the right-hand side, PSCRSolver::EnqueueSolve and
 // the exact-corner correction; then one kernel for the multipliers and the
@@ -19,6 +21,7 @@
 #include "gpurBuffer.h"
 #include "gpurL1MCKernels.h" // generated from kernels/*.cl
 #include "gpurL1MCStepper.h"
+#include "gpurL1MCSub2.h"
 #include "gpurL1MCSub4.h"
 #include "gpurL1MCTriangle.h"
 #include "gpurProgram.h"
@@ -90,13 +93,15 @@ public:
   {
     const bool isDouble = sizeof(Real) == 8;
     m_Context.RequireDouble("L1-mean-curvature denoising (its sums and PSCR's checks run in double)");
+    if (constants.sub2Solver == L1MCSub2Solver::Direct)
+      m_Sub2 = MakeSub2Solver<Real>(constants, backend, execution); // on the same device's shared context
     m_Group = PowerOfTwoGroupSize(m_Context.Info(), 128);
-    const Program program =
-      BuildProgram(m_Context,
-                   ProgramSpec("L1-mean-curvature denoising", isDouble)
-                     .Core({ "gpur_common.cl", "gpur_reduce.cl" })
-                     .Module(kernels::l1mc::Find,
-                             { "l1mc_triangle.cl", "l1mc_fe.cl", "l1mc_sub.cl", "l1mc_cg.cl", "l1mc_measure.cl" }));
+    const Program program = BuildProgram(
+      m_Context,
+      ProgramSpec("L1-mean-curvature denoising", isDouble)
+        .Core({ "gpur_common.cl", "gpur_reduce.cl" })
+        .Module(kernels::l1mc::Find,
+                { "l1mc_triangle.cl", "l1mc_fe.cl", "l1mc_sub.cl", "l1mc_sub2.cl", "l1mc_cg.cl", "l1mc_measure.cl" }));
     for (const char * name : { "l1mc_sub1_newton",
                                "l1mc_sub1_fallback",
                                "l1mc_sub3",
@@ -104,6 +109,10 @@ public:
                                "l1mc_sub4_corners",
                                "l1mc_init_data",
                                "l1mc_divergence_field",
+                               "l1mc_sub2_rhs",
+                               "l1mc_sub2_direct_rhs",
+                               "l1mc_sub2_direct_p3",
+                               "l1mc_sub2_check",
                                "l1mc_cg_divergence",
                                "l1mc_cg_residual",
                                "l1mc_cg_start",
@@ -118,9 +127,11 @@ public:
       m_Kernels.emplace_back(program.MakeKernel(name));
     m_Global = (m_N + m_Group - 1) / m_Group * m_Group;
     m_Groups = m_Global / m_Group;
-    // Fields: 7 vertex planes, 8 triangle fields of 4 planes, the work list, Z, CG's per-item values (2 doubles).
-    const std::uint64_t bytes = (7 + 3 * 2 + (m_Sub4.Exact() ? 4 : 0)) * std::uint64_t(m_N) * sizeof(Real) +
-                                8 * 4 * std::uint64_t(m_Plane) * sizeof(Real) + (8 + 16) * std::uint64_t(m_N);
+    // Fields: 7 vertex planes (and the direct Sub #2's interior one), 8 triangle fields of 4 planes, the work list,
+    // Z, CG's per-item values (2 doubles).
+    const std::uint64_t bytes =
+      (7 + 3 * 2 + (m_Sub4.Exact() ? 4 : 0) + (m_Sub2 ? 1 : 0)) * std::uint64_t(m_N) * sizeof(Real) +
+      8 * 4 * std::uint64_t(m_Plane) * sizeof(Real) + (8 + 16) * std::uint64_t(m_N);
     m_Context.CheckMemory(bytes,
                           4 * m_Plane * sizeof(Real),
                           "L1-mean-curvature denoising of " + std::to_string(m_Mesh.nx) + "x" +
@@ -136,6 +147,8 @@ public:
       *b = DeviceBuffer<Real>(m_Context, 4 * m_Plane);
       b->Fill(q, Real(0));
     }
+    if (m_Sub2)
+      m_T = DeviceBuffer<Real>(m_Context, m_Sub2->Count());
     m_ListTriangle = DeviceBuffer<cl_int>(m_Context, 2 * m_N);
     m_ListPoint = DeviceBuffer<Real>(m_Context, 4 * m_N);
     m_ListCount = DeviceBuffer<cl_int>(m_Context, 1);
@@ -191,8 +204,10 @@ public:
     };
     SubProblem1();
     m_Timings.sub1 += lap();
-    const unsigned budget = CGBudget(m_C, m_CGPrevious);
-    SubProblem2(budget);
+    if (m_Sub2)
+      SubProblem2Direct();
+    else
+      SubProblem2(CGBudget(m_C, m_CGPrevious));
     m_Timings.sub2 += lap();
     Run(K::Sub3, m_P3.Get(), m_L3.Get(), m_Psi.Get(), Nx(), Ny(), m_Ihx, m_Ihy, Real(m_C.r3), Real(m_C.epsilon));
     m_Timings.sub3 += lap();
@@ -228,6 +243,10 @@ private:
     Sub4Corners,
     InitData,
     DivergenceField,
+    Sub2Rhs,
+    Sub2DirectRhs,
+    Sub2DirectP3,
+    Sub2Check,
     CGDivergence,
     CGResidual,
     CGStart,
@@ -325,6 +344,39 @@ private:
     return settings;
   }
 
+  /**
+   * Sub #2 directly (kernels/l1mc_sub2.cl, gpurL1MCSub2.h): b into r, D b on the interior vertices, the Helmholtz
+   * solve, p3; then ||b||^2 and ||b - A p3||^2 into CG's slots (no step taken), with no host read.
+   */
+  void
+  SubProblem2Direct()
+  {
+    const Real r2 = Real(m_C.r2), r3 = Real(m_C.r3);
+    Run(K::Sub2Rhs, m_P2.Get(), m_L2.Get(), m_Psi.Get(), m_L3.Get(), m_R.Get(), Nx(), Ny(), m_Ihx, m_Ihy, r2, r3);
+    Run(K::Sub2DirectRhs, m_R.Get(), m_T.Get(), Nx(), Ny(), m_Ihx, m_Ihy, Real(Sub2RhsScale(m_C)));
+    m_Sub2->EnqueueSolve(m_T, m_T);
+    Run(K::Sub2DirectP3, m_R.Get(), m_T.Get(), m_P3.Get(), Nx(), Ny(), m_Ihx, m_Ihy, r2, r3);
+    Run(K::DivergenceField, m_P3.Get(), m_V.Get(), Nx(), Ny(), m_Ihx, m_Ihy);
+    Run(K::Sub2Check, m_R.Get(), m_P3.Get(), m_V.Get(), Nx(), Ny(), m_Ihx, m_Ihy, r2, r3, m_Items.Get());
+    StartCG(0);
+  }
+
+  /** The per-item ||b||^2 and ||r||^2 into CG's slots: a fresh CG run's state, stopped when `budget` is 0. */
+  void
+  StartCG(unsigned budget)
+  {
+    Sum(0, 0);
+    Sum(1, 0);
+    RunOneGroup(K::CGStart,
+                m_Partials.Get(),
+                cl_int(m_SumGroups),
+                m_Scalars.Get(),
+                cl_int(SlotCG),
+                m_C.cgTolerance,
+                cl_int(budget),
+                Scratch());
+  }
+
   /** CG (kernels/l1mc_cg.cl): `budget` steps enqueued; those after convergence return at once. */
   void
   SubProblem2(unsigned budget)
@@ -348,10 +400,7 @@ private:
         r2,
         r3,
         m_Items.Get());
-    Sum(0, 0);
-    Sum(1, 0);
-    RunOneGroup(
-      K::CGStart, m_Partials.Get(), groups, m_Scalars.Get(), base, m_C.cgTolerance, cl_int(budget), Scratch());
+    StartCG(budget);
     for (unsigned k = 0; k < budget; ++k)
     {
       Run(K::CGDivergence, m_D.Get(), m_V.Get(), Nx(), Ny(), m_Ihx, m_Ihy, m_Scalars.Get(), base);
@@ -509,10 +558,11 @@ private:
   const std::size_t m_Plane; ///< entries between the planes of a triangle field
   Sub4<Real> m_Sub4;
   DeviceContext & m_Context;
+  std::unique_ptr<PSCRSolver<Real>> m_Sub2; ///< the direct Sub #2 (null: CG)
   const Real m_Ihx, m_Ihy;
   std::size_t m_Group = 64, m_Global = 0, m_Groups = 0, m_Fallback = 0, m_SumGroups = 1;
   std::vector<Kernel> m_Kernels;
-  DeviceBuffer<Real> m_F, m_U, m_Psi, m_L3, m_V, m_Rhs, m_Y;
+  DeviceBuffer<Real> m_F, m_U, m_Psi, m_L3, m_V, m_Rhs, m_Y, m_T;
   DeviceBuffer<Real> m_P1, m_P2, m_P3, m_L1, m_L2, m_R, m_D, m_Ad, m_Z, m_ListPoint;
   DeviceBuffer<cl_int> m_ListTriangle, m_ListCount;
   DeviceBuffer<double> m_Partials, m_Items, m_Scalars, m_Cinv;

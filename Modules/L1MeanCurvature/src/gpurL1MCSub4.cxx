@@ -2,6 +2,7 @@
 #include "gpurL1MCSub4.h"
 
 #include "gpurError.h"
+#include "gpurL1MCSub2.h"
 #include "gpurSeparableProblems.h"
 
 #include <cmath>
@@ -13,17 +14,6 @@ namespace l1mc
 {
 namespace
 {
-
-PSCROptions
-SolverOptions(const ResolvedBackend & backend, const ExecutionOptions & execution)
-{
-  PSCROptions options;
-  options.execution = execution;
-  options.execution.backend = backend.backend;
-  if (backend.backend == Backend::OpenCL)
-    options.execution.device = std::to_string(backend.device.index);
-  return options;
-}
 
 SeparableOperator<double>
 MakeOperator(const Mesh & mesh, double shift)
@@ -91,7 +81,7 @@ Sub4<Real>::Sub4(const Constants & constants, const ResolvedBackend & backend, c
   , m_Shift(1.0 / constants.r1)
   , m_Exact(constants.cornerMass == L1MCCornerMass::Exact)
   , m_Operator(CastOperator<Real>(MakeOperator(constants.mesh, 1.0 / constants.r1)))
-  , m_Solver(m_Operator, SolverOptions(backend, execution))
+  , m_Solver(m_Operator, SubproblemSolverOptions(backend, execution))
 {
   const std::size_t nx = m_Mesh.nx, ny = m_Mesh.ny;
   m_Corners = { 0, nx - 1, (ny - 1) * nx, ny * nx - 1 };

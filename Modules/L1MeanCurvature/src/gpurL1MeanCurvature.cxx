@@ -43,6 +43,23 @@ ToString(L1MCCornerMass cornerMass)
   return cornerMass == L1MCCornerMass::Separable ? "Separable" : "Exact";
 }
 
+const char *
+ToString(L1MCSub2Solver solver)
+{
+  return solver == L1MCSub2Solver::ConjugateGradient ? "ConjugateGradient" : "Direct";
+}
+
+L1MCSub2Solver
+ParseL1MCSub2Solver(const std::string & text)
+{
+  const std::string lower = ToLower(text);
+  if (lower == "direct")
+    return L1MCSub2Solver::Direct;
+  if (lower == "cg" || lower == "conjugate-gradient" || lower == "conjugategradient")
+    return L1MCSub2Solver::ConjugateGradient;
+  throw InvalidArgument("unknown L1-mean-curvature Sub #2 solver '" + text + "'; use direct or cg");
+}
+
 namespace
 {
 
@@ -84,6 +101,8 @@ L1MCParameters::Validate() const
     throw InvalidArgument("L1-mean-curvature: unknown initialization; use Zero or Data");
   if (cornerMass != L1MCCornerMass::Exact && cornerMass != L1MCCornerMass::Separable)
     throw InvalidArgument("L1-mean-curvature: unknown corner mass; use Exact or Separable");
+  if (sub2Solver != L1MCSub2Solver::Direct && sub2Solver != L1MCSub2Solver::ConjugateGradient)
+    throw InvalidArgument("L1-mean-curvature: unknown Sub #2 solver; use Direct or ConjugateGradient");
 }
 
 double
@@ -298,6 +317,7 @@ DenoiseL1MeanCurvature(const Real * f,
   constants.cgTolerance = sizeof(Real) == 8 ? 1e-8 : 1e-5;
   constants.cgMaxIterations = 100;
   constants.cornerMass = parameters.cornerMass;
+  constants.sub2Solver = parameters.sub2Solver;
   constants.initialization = parameters.initialization;
 
   // The normalised data.

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // Building blocks of L1-mean-curvature denoising (no ITK): the discrete
 // divergence of [Myllykoski2015a, eqs. (3.11)-(3.13)] as the negative adjoint
-// of the gradient, the shrinkage of Sub #3 in closed form, Sub #4 with the
+// of the gradient, the shrinkage of Sub #3 in closed form, the direct
+// solve of Sub #2 against its triangle system, Sub #4 with the
 // exact and the separable corner masses (residual of the exact system and
 // where the two differ), and the regulariser of a noisy 512^2 image.
 #include "gpurL1MCMesh.h"
 #include "gpurL1MCStepper.h"
+#include "gpurL1MCSub2.h"
 #include "gpurL1MCSub4.h"
 #include "gpurL1MCTesting.h"
 #include "gpurParallel.h"
@@ -124,6 +126,80 @@ TEST(L1MCBlocks, ShrinkageMatchesItsClosedForm)
     const double psi = gpur::l1mc::ShrinkPsi(X, eps, r3);
     for (double d : { -1.0, -1e-3, 1e-3, 1.0 })
       EXPECT_LE(cost(psi, X), cost(psi + d, X));
+  }
+}
+
+// The direct Sub #2 (gpurL1MCSub2.h): p3 = (b + r3 G t) / r2 with t from one
+// Dirichlet Helmholtz solve on the interior vertices satisfies the triangle
+// system (r2 I - r3 G div_h) p3 = b of CG to rounding, A applied here from the
+// mesh's own gradient and divergence, on an anisotropic, non-square mesh with
+// the paper's parameters (r2 = 5 r0, r3 = 5 r0 h^2) and with r3 = r2 (a
+// strongly coupled system, where CG needs many steps).
+TEST(L1MCBlocks, DirectSub2SolvesTheTriangleSystem)
+{
+  const Mesh mesh = MakeTestMesh(61, 47, 0.9 / 60, 1.3 / 60);
+  const std::size_t n = mesh.Count(), nx = mesh.nx;
+  const double ihx = 1.0 / mesh.hx, ihy = 1.0 / mesh.hy;
+  std::vector<double> b = Random(4 * n, 7);
+  for (std::size_t y = 0; y < mesh.ny; ++y) // entries outside the triangles are unused: 0, as the steppers keep them
+    for (std::size_t x = 0; x < nx; ++x)
+      if (x + 1 == nx || y + 1 == mesh.ny)
+        for (unsigned c = 0; c < 4; ++c)
+          b[c * n + y * nx + x] = 0.0;
+  const auto divergence = [&](const std::vector<double> & q)
+  {
+    std::vector<double> d(n, 0.0);
+    for (std::size_t y = 1; y + 1 < mesh.ny; ++y)
+      for (std::size_t x = 1; x + 1 < nx; ++x)
+        d[y * nx + x] = -0.5 * gpur::l1mc::TransposedGradient(q.data(), n, mesh, x, y, ihx, ihy);
+    return d;
+  };
+  for (double r3Factor : { 0.015 * 5.0 * mesh.hx * mesh.hy, 5.0 * 0.015 })
+  {
+    gpur::l1mc::Constants c;
+    c.mesh = mesh;
+    c.r2 = 5.0 * 0.015;
+    c.r3 = r3Factor;
+    const auto solver = gpur::l1mc::MakeSub2Solver<double>(c, gpur::ResolvedBackend(), gpur::ExecutionOptions());
+    ASSERT_EQ(solver->Count(), (nx - 2) * (mesh.ny - 2));
+    EXPECT_NE(solver->Path().find("DST-I"), std::string::npos) << solver->Path();
+    const std::vector<double> db = divergence(b);
+    std::vector<double> t(solver->Count());
+    for (std::size_t y = 1; y + 1 < mesh.ny; ++y)
+      for (std::size_t x = 1; x + 1 < nx; ++x)
+        t[(y - 1) * (nx - 2) + x - 1] = gpur::l1mc::Sub2RhsScale(c) * db[y * nx + x];
+    solver->Solve(t.data(), t.data());
+    std::vector<double> tFull(n, 0.0), p3(4 * n, 0.0);
+    for (std::size_t y = 1; y + 1 < mesh.ny; ++y)
+      for (std::size_t x = 1; x + 1 < nx; ++x)
+        tFull[y * nx + x] = t[(y - 1) * (nx - 2) + x - 1];
+    for (std::size_t y = 0; y + 1 < mesh.ny; ++y)
+      for (std::size_t x = 0; x + 1 < nx; ++x)
+      {
+        double g[4];
+        gpur::l1mc::TriangleGradients(tFull.data(), nx, y * nx + x, ihx, ihy, g);
+        for (unsigned k = 0; k < 4; ++k)
+          p3[k * n + y * nx + x] = (b[k * n + y * nx + x] + c.r3 * g[k]) / c.r2;
+      }
+    // A p3 = r2 p3 - r3 G div_h p3 on every triangle.
+    const std::vector<double> dp = divergence(p3);
+    double rr = 0.0, bb = 0.0;
+    for (std::size_t y = 0; y + 1 < mesh.ny; ++y)
+      for (std::size_t x = 0; x + 1 < nx; ++x)
+      {
+        double g[4];
+        gpur::l1mc::TriangleGradients(dp.data(), nx, y * nx + x, ihx, ihy, g);
+        for (unsigned k = 0; k < 4; ++k)
+        {
+          const std::size_t i = k * n + y * nx + x;
+          const double r = b[i] - (c.r2 * p3[i] - c.r3 * g[k]);
+          rr += r * r;
+          bb += b[i] * b[i];
+        }
+      }
+    std::cout << "direct Sub #2, r3 / r2 = " << c.r3 / c.r2 << ": relative residual " << std::sqrt(rr / bb) << "\n";
+    // Rounding amplified by the coupling: r3 G t is up to about 4 r3 / (h^2 r2) times b.
+    EXPECT_LT(std::sqrt(rr / bb), c.r3 < c.r2 * 1e-2 ? 1e-13 : 1e-10);
   }
 }
 

@@ -10,6 +10,8 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
+#include <utility>
 
 using gpur::Backend;
 using gpur::Grid;
@@ -66,10 +68,17 @@ TEST(L1MCEngine, CPUAndOpenCLTakeTheSameIterations)
 {
   const std::size_t n = 64;
   const std::vector<double> truth = ShapesImage(n), f = AddUniformNoise(truth, 0.2, 3);
-  for (auto corners : { gpur::L1MCCornerMass::Exact, gpur::L1MCCornerMass::Separable })
+  using Corners = gpur::L1MCCornerMass;
+  using Sub2 = gpur::L1MCSub2Solver;
+  const std::pair<Corners, Sub2> settings[] = { { Corners::Exact, Sub2::Direct },
+                                                { Corners::Separable, Sub2::Direct },
+                                                { Corners::Exact, Sub2::ConjugateGradient } };
+  for (const auto & setting : settings)
   {
+    SCOPED_TRACE(std::string(gpur::ToString(setting.first)) + " corners, Sub #2 " + gpur::ToString(setting.second));
     L1MCParameters p = Paper(0.015);
-    p.cornerMass = corners;
+    p.cornerMass = setting.first;
+    p.sub2Solver = setting.second;
     L1MCReport cpu, ocl;
     const auto a = Denoise<double>(f, Square(n), p, Backend::CPU, cpu);
     const auto b = Denoise<double>(f, Square(n), p, Backend::OpenCL, ocl);
@@ -81,6 +90,34 @@ TEST(L1MCEngine, CPUAndOpenCLTakeTheSameIterations)
       ASSERT_EQ(cpu.history[k].cgIterations, ocl.history[k].cgIterations) << "iteration " << k + 1;
     EXPECT_LT(Residual(a, b), 1e-8 * Residual(a, std::vector<double>(a.size(), 0.0)));
   }
+}
+
+// Sub #2 solved directly (the default) and by the paper's CG: the same system,
+// so the same run up to CG's tolerance; the direct solve's own residual sits
+// at rounding, CG's at its tolerance (1e-8).
+TEST(L1MCEngine, DirectAndCGSub2GiveTheSameRun)
+{
+  const std::size_t n = 96;
+  const std::vector<double> truth = ShapesImage(n), f = AddUniformNoise(truth, 0.2, 5);
+  L1MCParameters p = Paper(0.015);
+  L1MCReport direct, cg;
+  const auto a = Denoise<double>(f, Square(n), p, Backend::CPU, direct);
+  p.sub2Solver = gpur::L1MCSub2Solver::ConjugateGradient;
+  const auto b = Denoise<double>(f, Square(n), p, Backend::CPU, cg);
+  ASSERT_TRUE(direct.converged);
+  ASSERT_TRUE(cg.converged);
+  std::cout << "direct vs CG: " << direct.iterations << " vs " << cg.iterations << " iterations, J "
+            << direct.last.objective << " vs " << cg.last.objective << ", Sub #2 residual " << direct.sub2Residual
+            << " vs " << cg.sub2Residual << ", |u_direct - u_cg| / |u| "
+            << Residual(a, b) / Residual(a, std::vector<double>(a.size(), 0.0)) << "\n";
+  EXPECT_NEAR(double(direct.iterations), double(cg.iterations), 2.0);
+  EXPECT_NEAR(direct.last.objective, cg.last.objective, 1e-5 * std::abs(cg.last.objective));
+  EXPECT_LT(Residual(a, b), 1e-5 * Residual(a, std::vector<double>(a.size(), 0.0)));
+  for (const gpur::L1MCIterationInfo & info : direct.history)
+    ASSERT_EQ(info.cgIterations, 0u);
+  EXPECT_LT(direct.sub2Residual, 1e-13);
+  EXPECT_GT(cg.sub2Residual, direct.sub2Residual);
+  EXPECT_LT(cg.sub2Residual, 1e-7);
 }
 
 // Float on both backends: the same denoising quality (rounding changes the

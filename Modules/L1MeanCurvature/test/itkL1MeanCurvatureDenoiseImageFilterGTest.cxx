@@ -123,6 +123,7 @@ TEST(L1MeanCurvatureFilter, KeepsMetadataAndReportsTheRun)
   filter->Print(printed);
   for (const char * line : { "R0: 0.005",
                              "CornerMass: Exact",
+                             "Sub2Solver: Direct",
                              "Initialization: Zero",
                              "NumberOfIterations: ",
                              "Lagrangian: ",
@@ -137,6 +138,7 @@ TEST(L1MeanCurvatureFilter, EqualsTheEngineWithTheImageSpacing)
   auto filter = MakeFilter<Filter2D>(input.GetPointer(), Backend::CPU, 10);
   filter->SetCornerMass(Filter2D::CornerMassEnum::Separable);
   filter->SetInitialization(Filter2D::InitializationEnum::Data);
+  filter->SetSub2Solver(Filter2D::Sub2SolverEnum::ConjugateGradient);
   filter->Update();
 
   gpur::L1MCParameters p;
@@ -144,6 +146,7 @@ TEST(L1MeanCurvatureFilter, EqualsTheEngineWithTheImageSpacing)
   p.maxIterations = 10;
   p.cornerMass = gpur::L1MCCornerMass::Separable;
   p.initialization = gpur::L1MCInitialization::Data;
+  p.sub2Solver = gpur::L1MCSub2Solver::ConjugateGradient;
   gpur::ExecutionOptions execution;
   execution.backend = gpur::Backend::CPU;
   std::vector<double> u(36 * 30);
@@ -315,14 +318,20 @@ TEST(L1MeanCurvatureFilter, EnumsAtTheITKAPI)
   using Enums = itk::L1MeanCurvatureDenoiseImageFilterEnums;
   EXPECT_EQ(itk::GPURestoration::ToEngine(Enums::Initialization::Data), gpur::L1MCInitialization::Data);
   EXPECT_EQ(itk::GPURestoration::ToEngine(Enums::CornerMass::Separable), gpur::L1MCCornerMass::Separable);
+  EXPECT_EQ(itk::GPURestoration::ToEngine(Enums::Sub2Solver::ConjugateGradient),
+            gpur::L1MCSub2Solver::ConjugateGradient);
+  EXPECT_EQ(itk::GPURestoration::FromEngine<Enums::Sub2Solver>(gpur::ParseL1MCSub2Solver("cg")),
+            Enums::Sub2Solver::ConjugateGradient);
+  EXPECT_THROW(gpur::ParseL1MCSub2Solver("jacobi"), gpur::InvalidArgument);
   EXPECT_EQ(itk::GPURestoration::FromEngine<Enums::Initialization>(gpur::ParseL1MCInitialization("zero")),
             Enums::Initialization::Zero);
   std::ostringstream text;
-  text << Enums::Initialization::Data << " " << Enums::CornerMass::Exact;
-  EXPECT_EQ(text.str(), "Data Exact");
+  text << Enums::Initialization::Data << " " << Enums::CornerMass::Exact << " " << Enums::Sub2Solver::Direct;
+  EXPECT_EQ(text.str(), "Data Exact Direct");
   auto filter = Filter2F::New();
   EXPECT_EQ(filter->GetInitialization(), Enums::Initialization::Zero);
   EXPECT_EQ(filter->GetCornerMass(), Enums::CornerMass::Exact);
+  EXPECT_EQ(filter->GetSub2Solver(), Enums::Sub2Solver::Direct);
   EXPECT_EQ(filter->GetMaximumNumberOfIterations(), gpur::L1MCParameters().maxIterations);
   EXPECT_EQ(filter->GetTolerance(), gpur::L1MCParameters().tolerance);
 }

@@ -1244,6 +1244,7 @@ DefineEngine(py::module_ & m, const std::string & suffix)
            double tolerance,
            const std::string & initialization,
            const std::string & cornerMass,
+           const std::string & sub2Solver,
            const std::string & backend,
            const std::string & device,
            unsigned threads,
@@ -1265,6 +1266,7 @@ DefineEngine(py::module_ & m, const std::string & suffix)
             p.cornerMass = gpur::L1MCCornerMass::Separable;
           else if (cornerMass != "exact")
             throw gpur::InvalidArgument("corner_mass must be 'exact' or 'separable', got '" + cornerMass + "'");
+          p.sub2Solver = gpur::ParseL1MCSub2Solver(sub2Solver);
           return DenoiseL1MeanCurvature<Real>(f, spacing, p, backend, device, threads, callback);
         },
         py::arg("f").noconvert(),
@@ -1281,6 +1283,7 @@ DefineEngine(py::module_ & m, const std::string & suffix)
         py::arg("tolerance"),
         py::arg("initialization"),
         py::arg("corner_mass"),
+        py::arg("sub2_solver"),
         py::arg("backend"),
         py::arg("device"),
         py::arg("threads"),

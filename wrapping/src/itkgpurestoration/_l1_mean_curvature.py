@@ -12,7 +12,11 @@ from ._denoise import (
     warn_report,
 )
 
-_CHOICES = {"initialization": ("zero", "data"), "corner_mass": ("exact", "separable")}
+_CHOICES = {
+    "initialization": ("zero", "data"),
+    "corner_mass": ("exact", "separable"),
+    "sub2_solver": ("direct", "cg"),
+}
 
 
 def _automatic_or_positive(value, name):
@@ -42,6 +46,7 @@ def denoise_l1_mean_curvature(
     tol=_core.L1MC_DEFAULT_TOLERANCE,
     initialization="zero",
     corner_mass="exact",
+    sub2_solver="direct",
     spacing=None,
     backend="auto",
     device=None,
@@ -95,6 +100,10 @@ def denoise_l1_mean_curvature(
     corner_mass : {"exact", "separable"}
         The lumped mass at the four corners in the u-subproblem: "exact"
         (default) or the separable approximation.
+    sub2_solver : {"direct", "cg"}
+        How the p3-subproblem is solved: "direct" (default; one fast
+        Dirichlet Helmholtz solve on the vertices, exact to rounding) or "cg"
+        (the paper's conjugate gradients, relative residual 1e-8 in double).
     spacing : sequence of two floats, optional
         Pixel spacing (y, x); default the image's (1 for arrays). The mesh
         steps are ``h * spacing / min(spacing)``.
@@ -109,7 +118,8 @@ def denoise_l1_mean_curvature(
         Called after every outer iteration, with the GIL held, with a dict:
         ``iteration``, ``objective`` (J), ``lagrangian`` (L),
         ``relative_change``, ``r1_residual``, ``r2_residual``, ``r3_residual``
-        (R1-R3), ``newton_success``, ``cg_iterations``. Returning False (any
+        (R1-R3), ``newton_success``, ``cg_iterations`` (0 with
+        ``sub2_solver="direct"``). Returning False (any
         falsy value except None) aborts with ``itkgpurestoration.Aborted``; an
         exception it raises is propagated unchanged. Ctrl-C stops the solve too.
     return_report : bool
@@ -146,6 +156,7 @@ def denoise_l1_mean_curvature(
         tolerance=positive_finite(tol, "tol"),
         initialization=_choice(initialization, "initialization"),
         corner_mass=_choice(corner_mass, "corner_mass"),
+        sub2_solver=_choice(sub2_solver, "sub2_solver"),
     )
     if callback is not None and not callable(callback):
         raise ValueError("callback must be callable or None")
