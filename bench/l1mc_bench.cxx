@@ -2,7 +2,7 @@
 // L1-mean-curvature denoising benchmark (issue 13, item 6), laid out like
 // [Myllykoski2015b, Tables 1-3]: average seconds per outer iteration of
 // DenoiseL1MeanCurvature, whole and per subproblem (Sub #1 (p1, p2), Sub #2
-// CG, Sub #3 shrinkage, Sub #4 PSCR, misc = multiplier updates and the
+// p3 (the direct solve or CG), Sub #3 shrinkage, Sub #4 PSCR, misc = multiplier updates and the
 // objective/Lagrangian reductions) with each subproblem's share, on the CPU
 // reference and on each OpenCL device, for square images of 256^2 ... 2048^2
 // with uniformly distributed zero-mean noise of standard deviation sigma
@@ -67,8 +67,9 @@ struct Options
   std::string devices;        // empty: every OpenCL device
   unsigned maxIterations = 0; // 0: the engine's default budget (--quick: 10)
   double sigma = 0.1;
-  double r0 = 0.0;          // 0: from sigma
-  double tolerance = 0.0;   // 0: the engine's (L1MCParameters::tolerance)
+  double r0 = 0.0;        // 0: from sigma
+  double tolerance = 0.0; // 0: the engine's (L1MCParameters::tolerance)
+  std::string sub2Solver = "direct";
   unsigned qualitySize = 0; // 0: 512 (--quick: 64)
   bool noQuality = false;
   bool noCPUReference = false;
@@ -97,7 +98,7 @@ struct Row
   bool converged = false;
   double seconds = kNaN;          // wall time of the solve
   gpur::L1MCTimings perIteration; // report.timings / iterations
-  double cgSteps = kNaN;          // Sub #2's CG steps per outer iteration (mean)
+  double cgSteps = kNaN;          // Sub #2's CG steps per outer iteration (mean; 0 with the direct solve)
   double newtonSuccess = kNaN;    // share of triangles where Sub #1's Newton candidate was accepted (mean)
   double psnrNoisy = kNaN, psnrOut = kNaN;
   double statePassSeconds = kNaN; // reading and writing the state once at the copy bandwidth
@@ -206,6 +207,10 @@ ParseOptions(int argc, char * argv[], Options & o)
                    "Stop on a relative change of the augmented Lagrangian below T (default 0: the engine's, 1e-4).",
                    o.tolerance,
                    gpur::cli::ParseNonNegativeDouble);
+  parser.AddChoice("--sub2-solver",
+                   "How L1 mean curvature solves Sub #2: direct (default) or cg (the paper's conjugate gradients).",
+                   { "direct", "cg" },
+                   o.sub2Solver);
   parser.AddSwitch("--no-quality", "Leave out the comparison with TV.", o.noQuality);
   parser.AddSwitch("--no-cpu", "Leave out the CPU reference (OpenCL devices only).", o.noCPUReference);
   parser.AddString("--save-inputs",
@@ -360,6 +365,7 @@ RunL1MC(const Image & image, const Target & t, const Options & o, bool whole = f
   parameters.noiseSigma = o.sigma;
   parameters.r0 = o.r0;
   parameters.dataRange = 1.0;
+  parameters.sub2Solver = gpur::ParseL1MCSub2Solver(o.sub2Solver);
   if (o.tolerance > 0)
     parameters.tolerance = o.tolerance;
   if (o.maxIterations > 0 && !whole)
@@ -719,7 +725,7 @@ WriteJson(std::ostream & out,
 {
   out << "{\n  \"benchmark\": \"l1mc_bench\",\n  \"quick\": " << (o.quick ? "true" : "false")
       << ",\n  \"noise\": \"uniform, zero mean, standard deviation sigma (half-width sigma*sqrt(3)), images in [0, 1]\""
-      << ",\n  \"sigma\": " << o.sigma
+      << ",\n  \"sigma\": " << o.sigma << ",\n  \"sub2Solver\": " << JsonString(o.sub2Solver)
       << ",\n  \"parameters\": \"r0 = --r0, else L1MCR0ForNoise(sigma); dataRange 1, h = 1/(N-1), tolerance and budget "
          "as "
          "L1MCParameters unless --max-iterations\""
@@ -800,7 +806,7 @@ main(int argc, char * argv[])
                 << ")\n";
     std::cout << "noise: uniform, sigma " << o.sigma << " (half-width " << Format(o.sigma * std::sqrt(3.0), 4)
               << "), images in [0, 1]; r0 " << (o.r0 > 0 ? Format(o.r0, 4) : std::string("from sigma"))
-              << ", h = 1/(N-1)\n";
+              << ", h = 1/(N-1), Sub #2 " << o.sub2Solver << "\n";
     if (!o.saveInputs.empty())
     {
       for (const std::size_t n : sizes)

@@ -431,6 +431,18 @@ if(TARGET itkgpurestoration-l1mc)
       "${cli_l1mc_dir}/denoised-cpu.nrrd" "${cli_tv_input}" 1e-6 1e-4)
   set_tests_properties(itkgpurestoration-l1mc-backends-agree PROPERTIES
     FIXTURES_REQUIRED "CliL1MCRun-cpu;CliL1MCRun-opencl")
+  # The paper's CG for the p3-subproblem: the same system as the default direct solve, the same result to
+  # CG's tolerance.
+  add_test(NAME itkgpurestoration-l1mc-run-cg
+    COMMAND $<TARGET_FILE:itkgpurestoration-l1mc> --r0 0.005 --backend cpu --sub2-solver cg "${cli_tv_input}"
+      "${cli_l1mc_dir}/denoised-cg.nrrd")
+  set_tests_properties(itkgpurestoration-l1mc-run-cg PROPERTIES FIXTURES_SETUP CliL1MCRun-cg
+    PASS_REGULAR_EXPRESSION "[0-9]+ iterations \\(converged\\)")
+  add_test(NAME itkgpurestoration-l1mc-cg-agrees
+    COMMAND $<TARGET_FILE:gpurTestData> compare "${cli_l1mc_dir}/denoised-cg.nrrd"
+      "${cli_l1mc_dir}/denoised-cpu.nrrd" "${cli_tv_input}" 1e-6 1e-4)
+  set_tests_properties(itkgpurestoration-l1mc-cg-agrees PROPERTIES
+    FIXTURES_REQUIRED "CliL1MCRun-cpu;CliL1MCRun-cg")
   # Without --r0: r0 from the estimated noise level, named in the summary.
   add_test(NAME itkgpurestoration-l1mc-run-automatic
     COMMAND $<TARGET_FILE:itkgpurestoration-l1mc> --backend cpu "${cli_tv_input}" "${cli_l1mc_dir}/automatic.mha")
@@ -472,6 +484,8 @@ if(TARGET itkgpurestoration-l1mc)
     "${cli_tv_input}")
   cli_l1mc_expect_failure(bad-initialization "--initialization must be one of zero, data" --initialization noise
     "${cli_tv_input}")
+  cli_l1mc_expect_failure(bad-sub2-solver "--sub2-solver must be one of direct, cg" --sub2-solver jacobi
+    "${cli_tv_input}")
   # The model is 2D: a volume is refused before any work, naming the alternative.
   cli_l1mc_expect_failure(volume "is a 3D image; L1-mean-curvature denoising is 2D" "${cli_dicom_dir}/volume.mha")
   set_tests_properties(itkgpurestoration-l1mc-fails-volume PROPERTIES FIXTURES_REQUIRED CliDicomData)
@@ -480,7 +494,8 @@ if(TARGET itkgpurestoration-l1mc)
   cli_l1mc_expect_failure(memory-limit "unknown option '--device-memory-limit'" --device-memory-limit 64
     "${cli_tv_input}")
   set_tests_properties(itkgpurestoration-l1mc-run-cpu itkgpurestoration-l1mc-run-opencl
-    itkgpurestoration-l1mc-backends-agree itkgpurestoration-l1mc-run-automatic
+    itkgpurestoration-l1mc-backends-agree itkgpurestoration-l1mc-run-cg itkgpurestoration-l1mc-cg-agrees
+    itkgpurestoration-l1mc-run-automatic
     itkgpurestoration-l1mc-warns-not-converged itkgpurestoration-l1mc-gain-data itkgpurestoration-l1mc-gain-run
     itkgpurestoration-l1mc-gain PROPERTIES LABELS "cli;l1mc")
 
