@@ -44,7 +44,7 @@ public:
     , m_L1(4 * m_N)
     , m_L2(4 * m_N)
     , m_R(4 * m_N)
-    , m_D(4 * m_N)
+    , m_D(constants.sub2Solver == L1MCSub2Solver::Direct ? 0 : 4 * m_N) // CG's alone
     , m_Ad(4 * m_N)
     , m_T(m_Sub2 ? m_Sub2->Count() : 0)
     , m_Newton(m_Mesh.ny, 0.0)

@@ -127,11 +127,11 @@ public:
       m_Kernels.emplace_back(program.MakeKernel(name));
     m_Global = (m_N + m_Group - 1) / m_Group * m_Group;
     m_Groups = m_Global / m_Group;
-    // Fields: 7 vertex planes (and the direct Sub #2's interior one), 8 triangle fields of 4 planes, the work list,
-    // Z, CG's per-item values (2 doubles).
+    // Fields: 7 vertex planes (and the direct Sub #2's interior one), 6 triangle fields of 4 planes (and CG's d
+    // and Ad), the work list, Z, the per-item values of the sums (2 doubles).
     const std::uint64_t bytes =
       (7 + 3 * 2 + (m_Sub4.Exact() ? 4 : 0) + (m_Sub2 ? 1 : 0)) * std::uint64_t(m_N) * sizeof(Real) +
-      8 * 4 * std::uint64_t(m_Plane) * sizeof(Real) + (8 + 16) * std::uint64_t(m_N);
+      (m_Sub2 ? 6 : 8) * 4 * std::uint64_t(m_Plane) * sizeof(Real) + (8 + 16) * std::uint64_t(m_N);
     m_Context.CheckMemory(bytes,
                           4 * m_Plane * sizeof(Real),
                           "L1-mean-curvature denoising of " + std::to_string(m_Mesh.nx) + "x" +
@@ -144,6 +144,8 @@ public:
     }
     for (DeviceBuffer<Real> * b : { &m_P1, &m_P2, &m_P3, &m_L1, &m_L2, &m_R, &m_D, &m_Ad })
     {
+      if (m_Sub2 && (b == &m_D || b == &m_Ad))
+        continue; // CG's alone
       *b = DeviceBuffer<Real>(m_Context, 4 * m_Plane);
       b->Fill(q, Real(0));
     }
