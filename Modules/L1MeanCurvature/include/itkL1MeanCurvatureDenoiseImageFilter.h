@@ -77,8 +77,9 @@ struct EngineEnum<L1MeanCurvatureDenoiseImageFilterEnums::Sub2Solver>
  * ramps stay ramps (no staircasing, the artefact of TV). Linear finite
  * elements on the triangulated pixel grid, the augmented Lagrangian with
  * three multipliers and four subproblems per outer iteration (per-triangle
- * Newton with a bisection fallback, a fast Helmholtz solve (or the paper's
- * conjugate gradients), shrinkage and a PSCR solve); the engine gpur::DenoiseL1MeanCurvature documents the details, and
+ * Newton with a bisection fallback, a direct Helmholtz solve or the paper's
+ * conjugate gradients (SetSub2Solver), shrinkage and a PSCR solve); the
+ * engine gpur::DenoiseL1MeanCurvature documents the details, and
  * [Myllykoski2015b] its GPU design.
  *
  * Parameters. R0 is the one knob [Myllykoski2015a, eq. (5.1)]: eps = R0 h,
