@@ -14,11 +14,13 @@
 // The eliminations run in WIDE (pscr_scalar.cl: double for float data on
 // devices with fp64), as on the CPU (gpur::TridiagonalWork): in float the
 // small shift of a nearly singular subproblem is lost in the ulp of the
-// diagonal A_ii + shift M_ii. Two kernels, the same arithmetic as the CPU
+// diagonal A_ii + shift M_ii. The kernels, the same arithmetic as the CPU
 // reference (gpurTridiagonal.cxx):
 // - pscr_thomas: one work-item per system (Thomas [Thomas1949]), for many systems.
 //   The c' and the forward-eliminated right-hand side go to a workspace
 //   interleaved by system, so neighbouring work-items touch neighbouring addresses.
+//   pscr_thomas_grouped, for CPU drivers: PSCR_THOMAS_GROUP (set by the host)
+//   systems per work-item, side by side.
 // - pscr_tridiagonal_local: one work-group per system in local memory, the
 //   CR -> PCR -> Thomas hybrid of [Myllykoski2018, §3.3] (its stages C and
 //   D): CR while more than crStop rows remain, then pcrSteps PCR steps, then
@@ -52,6 +54,72 @@ inline WIDE pscr_shifted(__global const SCALAR * f, int n, int part, int i, WIDE
   }
 #endif
 
+// Thomas on `group` systems side by side, first, first + 1, ... (those from `count` on skipped; at most
+// PSCR_THOMAS_GROUP): per system the arithmetic of one at a time, interleaved row by row. A CPU driver runs a
+// work-item as one scalar thread, where one system's recurrence waits on each division; several side by side
+// overlap them (gpurTridiagonal.cxx's ThomasInterleaved does the same on the CPU). `group` is a literal at
+// each call, so the loops over it unroll.
+inline void pscr_thomas_systems(__global SCALAR * x,
+                                int n,
+                                int count,
+                                __global const SCALAR * shifts,
+                                __global const SCALAR * f,
+                                __global WIDE * work,
+                                long singular,
+                                int first,
+                                int group)
+{
+  // Row k of system p: c'_k at work[k count + p], the forward-eliminated
+  // right-hand side at work[(n + k) count + p].
+  __global WIDE * cp = work;
+  __global WIDE * xw = work + (long)n * count;
+  WIDE shift[PSCR_THOMAS_GROUP], c[PSCR_THOMAS_GROUP], cprev[PSCR_THOMAS_GROUP], xprev[PSCR_THOMAS_GROUP];
+  int rows[PSCR_THOMAS_GROUP];
+  for (int j = 0; j < group; ++j)
+  {
+    const int p = first + j;
+    rows[j] = p < count ? (p == singular ? n - 1 : n) : 0;
+    if (p < count && rows[j] < n)
+      x[(long)p * n + n - 1] = 0;
+    if (rows[j] == 0)
+      continue;
+    shift[j] = pscr_widen(shifts[p]);
+    c[j] = rows[j] > 1 ? pscr_shifted(f, n, 1, 0, shift[j]) : 0;
+    PSCR_THOMAS_STEP(pscr_shifted(f, n, 0, 0, shift[j]), c[j], pscr_widen(x[(long)p * n]), cprev[j], xprev[j]);
+    cp[p] = cprev[j];
+    xw[p] = xprev[j];
+  }
+  for (int i = 1; i < n; ++i)
+    for (int j = 0; j < group; ++j)
+    {
+      if (i >= rows[j])
+        continue;
+      const long p = first + j;
+      const WIDE a = c[j]; // symmetric: (i, i - 1) = (i - 1, i)
+      c[j] = i + 1 < rows[j] ? pscr_shifted(f, n, 1, i, shift[j]) : 0;
+      PSCR_THOMAS_STEP(pscr_shifted(f, n, 0, i, shift[j]) - pscr_w_mul(a, cprev[j]),
+                       c[j],
+                       pscr_widen(x[p * n + i]) - pscr_w_mul(a, xprev[j]),
+                       cprev[j],
+                       xprev[j]);
+      cp[(long)i * count + p] = cprev[j];
+      xw[(long)i * count + p] = xprev[j];
+    }
+  for (int j = 0; j < group; ++j)
+    if (rows[j] > 0)
+      x[(long)(first + j) * n + rows[j] - 1] = pscr_narrow(xprev[j]);
+  for (int i = n - 1; i-- > 0;)
+    for (int j = 0; j < group; ++j)
+    {
+      if (i + 1 >= rows[j])
+        continue;
+      const long p = first + j;
+      xprev[j] = xw[(long)i * count + p] - pscr_w_mul(cp[(long)i * count + p], xprev[j]);
+      x[p * n + i] = pscr_narrow(xprev[j]);
+    }
+}
+
+// One work-item per system (GPUs: many systems, coalesced workspace).
 __kernel void pscr_thomas(__global SCALAR * x,
                           int n,
                           int count,
@@ -60,43 +128,19 @@ __kernel void pscr_thomas(__global SCALAR * x,
                           __global WIDE * work,
                           long singular)
 {
-  const int p = get_global_id(0);
-  if (p >= count)
-    return;
-  __global SCALAR * xp = x + (long)p * n;
-  const WIDE shift = pscr_widen(shifts[p]);
-  const int rows = p == singular ? n - 1 : n;
-  if (rows < n)
-    xp[n - 1] = 0;
-  if (rows == 0)
-    return;
-  // Row k of this system: c'_k at work[k count + p], the forward-eliminated
-  // right-hand side at work[(n + k) count + p].
-  __global WIDE * cp = work;
-  __global WIDE * xw = work + (long)n * count;
-  WIDE c = rows > 1 ? pscr_shifted(f, n, 1, 0, shift) : 0;
-  WIDE cprev, xprev;
-  PSCR_THOMAS_STEP(pscr_shifted(f, n, 0, 0, shift), c, pscr_widen(xp[0]), cprev, xprev);
-  cp[p] = cprev;
-  xw[p] = xprev;
-  for (int i = 1; i < rows; ++i)
-  {
-    const WIDE a = c; // symmetric: (i, i - 1) = (i - 1, i)
-    c = i + 1 < rows ? pscr_shifted(f, n, 1, i, shift) : 0;
-    PSCR_THOMAS_STEP(pscr_shifted(f, n, 0, i, shift) - pscr_w_mul(a, cprev),
-                     c,
-                     pscr_widen(xp[i]) - pscr_w_mul(a, xprev),
-                     cprev,
-                     xprev);
-    cp[(long)i * count + p] = cprev;
-    xw[(long)i * count + p] = xprev;
-  }
-  xp[rows - 1] = pscr_narrow(xprev);
-  for (int i = rows - 1; i-- > 0;)
-  {
-    xprev = xw[(long)i * count + p] - pscr_w_mul(cp[(long)i * count + p], xprev);
-    xp[i] = pscr_narrow(xprev);
-  }
+  pscr_thomas_systems(x, n, count, shifts, f, work, singular, get_global_id(0), 1);
+}
+
+// PSCR_THOMAS_GROUP systems per work-item (CPU drivers; see pscr_thomas_systems).
+__kernel void pscr_thomas_grouped(__global SCALAR * x,
+                                  int n,
+                                  int count,
+                                  __global const SCALAR * shifts,
+                                  __global const SCALAR * f,
+                                  __global WIDE * work,
+                                  long singular)
+{
+  pscr_thomas_systems(x, n, count, shifts, f, work, singular, get_global_id(0) * PSCR_THOMAS_GROUP, PSCR_THOMAS_GROUP);
 }
 
 // Rows of the local-memory solver: a system of m rows stored at stride st

@@ -101,9 +101,10 @@ private:
   std::size_t m_MaxCount;
   TridiagonalStages m_Stages;
   bool m_Local;
-  int m_Remainder = 0;         ///< local kernel: the most rows CR leaves
-  std::size_t m_GroupSize = 1; ///< local kernel: work-items per system
-  std::size_t m_WideBytes;     ///< bytes of the kernels' elimination scalar
+  int m_Remainder = 0;           ///< local kernel: the most rows CR leaves
+  std::size_t m_GroupSize = 1;   ///< local kernel: work-items per system
+  std::size_t m_ThomasGroup = 1; ///< Thomas: systems per work-item (pscr_thomas_grouped on CPU drivers)
+  std::size_t m_WideBytes;       ///< bytes of the kernels' elimination scalar
   DeviceBuffer<Scalar> m_Factors;
   DeviceBuffer<unsigned char> m_Workspace; ///< Thomas: c' and the eliminated right-hand sides
   Kernel m_Thomas, m_LocalKernel;
