@@ -197,7 +197,7 @@ struct PSCROptions
   unsigned radix = 4;
   /**
    * The algorithm of the innermost tridiagonal solves along x. On OpenCL,
-   * Thomas runs one work-item per system (suits many systems: 3D, large
+   * Thomas runs one work-item per system (four on CPU drivers; suits many systems: 3D, large
    * batches); CR, PCR and the hybrid run one work-group per system in local
    * memory (suits fewer, longer systems: the GPU choice of [Myllykoski2018,
    * §3.3]), and fall back to Thomas for a system too large for the device's
