@@ -3,8 +3,8 @@
 // grid's triangulation, on the device: the twin of src/gpurL1MCMesh.h (same
 // operations in the same order, so that the OpenCL backend agrees with the
 // CPU reference to rounding), the per-work-group sums in double, and the
-// kernel that finishes them on the device. Requires gpur_common.cl and
-// gpur_reduce.cl; the local size is a power of two (L1MC_GROUP).
+// kernel that finishes them on the device. Requires gpur_common.cl,
+// gpur_reduce.cl and l1mc_newton.cl; the local size is a power of two (L1MC_GROUP).
 //
 // Fields: vertex fields are one plane of nx ny values (v = y nx + x); a
 // triangle field is 4 planes Lx, Ly, Ux, Uy (l1mc_plane apart) indexed by the lower-left vertex
@@ -26,11 +26,7 @@ inline int l1mc_plane(int nx, int ny)
 // The gradient of a vertex field on the two triangles of square v: g = (Lx, Ly, Ux, Uy).
 inline void l1mc_gradients(__global const REAL * u, int nx, int v, REAL ihx, REAL ihy, REAL * g)
 {
-  const REAL u00 = u[v], u10 = u[v + 1], u01 = u[v + nx], u11 = u[v + nx + 1];
-  g[0] = (u10 - u00) * ihx;
-  g[1] = (u11 - u10) * ihy;
-  g[2] = (u11 - u01) * ihx;
-  g[3] = (u01 - u00) * ihy;
+  l1mc_square_gradients(u[v], u[v + 1], u[v + nx], u[v + nx + 1], ihx, ihy, g);
 }
 
 // (G^T M_Q q)_v / |T| at vertex (x, y) for the triangle field q (planes of `plane` values).
@@ -143,7 +139,8 @@ inline void l1mc_partials(const double * value, int width, __global double * par
 }
 
 // One work-group: scalars[offset + k] = sum over the groups of partials[k * groups + g], k < width; and, when
-// counterSlot >= 0, scalars[counterSlot] = counter[0] (so that one read brings back every scalar).
+// counterSlot >= 0, scalars[counterSlot] = counter[0] - counter[1] (the Newton failures of Sub #1: the work list
+// less the entries whose Newton continuation was accepted), so that one read brings back every scalar.
 __kernel void l1mc_finish(__global const double * partials, int groups, int width, __global double * scalars,
                           int offset, __global const int * counter, int counterSlot, __local double * scratch)
 {
@@ -157,5 +154,5 @@ __kernel void l1mc_finish(__global const double * partials, int groups, int widt
       scalars[offset + k] = r;
   }
   if (get_local_id(0) == 0 && counterSlot >= 0)
-    scalars[counterSlot] = (double)counter[0];
+    scalars[counterSlot] = (double)(counter[0] - counter[1]);
 }

@@ -26,114 +26,19 @@
 // iterate, the Algorithm 2 point and p1^n for Phi (4.1). On a GPU the two
 // halves run as two kernels (l1mc_newton_step over every triangle, the
 // failures appended to a work list, then l1mc_fallback over the list) so that
-// the rare fallback does not make whole warps wait; the CPU calls l1mc_solve.
-
-// A 2-vector (OpenCL's REAL2 is not C++).
-typedef struct
-{
-  REAL x;
-  REAL y;
-} L1MCVec;
-
-// The symmetric Hessian of Phi.
-typedef struct
-{
-  REAL xx;
-  REAL xy;
-  REAL yy;
-} L1MCSym;
-
-// grad Phi and its Hessian at one point.
-typedef struct
-{
-  L1MCVec g;
-  L1MCSym h;
-} L1MCDerivatives;
-
-// What Newton's method gave: the point, and whether it passes the acceptance test; when accepted, Phi at the
-// point and at the start (which the caller compares without evaluating them again).
-typedef struct
-{
-  L1MCVec p;
-  int accepted;
-  int iterations;
-  REAL value;
-  REAL startValue;
-} L1MCNewton;
-
-// Values at or beyond this magnitude count as overflow (Newton diverging on a
-// singular Hessian); no meaningful |p1| or Phi comes near it in either type.
-#define L1MC_HUGE ((REAL)1e30)
-
-// At a converged stationary point of Phi, grad Phi = 0 reads
-// y (r1 + r2/s^2 + (b2.y)/s^{3/2}) = b1 + b2/sqrt(s), so y is collinear with
-// b1 + b2/sqrt(s) up to rounding, either positively (3.21 holds) or negatively
-// (it does not, the residual below is then about 2). Any threshold between
-// the two separates them; 1e-3 is far above float rounding.
-#define L1MC_COLLINEARITY_TOLERANCE ((REAL)1e-3)
+// the rare fallback does not make whole warps wait; the CPU calls l1mc_solve
+// (through a vectorised batch, gpurL1MCTriangleBatch.h), and CPU OpenCL drivers
+// run Newton's half on vectors (l1mc_sub1_lanes.cl). Requires l1mc_newton.cl
+// (Phi, Newton's step and acceptance test).
 
 // Iteration cap of one bisection (a width shrinks by 2^60 > 1e18).
 #define L1MC_BISECTION_CAP 60
-
-inline L1MCVec l1mc_vec(REAL x, REAL y)
-{
-  L1MCVec v;
-  v.x = x;
-  v.y = y;
-  return v;
-}
-
-inline REAL l1mc_dot(L1MCVec a, L1MCVec b)
-{
-  return a.x * b.x + a.y * b.y;
-}
-
-inline REAL l1mc_norm(L1MCVec a)
-{
-  return sqrt(a.x * a.x + a.y * a.y);
-}
-
-inline int l1mc_finite(L1MCVec a)
-{
-  // NaN fails both comparisons.
-  return fabs(a.x) < L1MC_HUGE && fabs(a.y) < L1MC_HUGE;
-}
 
 // b1 + b2 / sqrt(1 + s^2), the direction of the minimiser [Myllykoski2015a, eq. (3.21)].
 inline L1MCVec l1mc_direction(REAL s, L1MCVec b1, L1MCVec b2)
 {
   const REAL w = (REAL)1 / sqrt((REAL)1 + s * s);
   return l1mc_vec(b1.x + w * b2.x, b1.y + w * b2.y);
-}
-
-// Phi(y) [Myllykoski2015a, eq. (3.20)].
-inline REAL l1mc_phi(L1MCVec y, L1MCVec b1, L1MCVec b2, REAL r1, REAL r2)
-{
-  const REAL q = l1mc_dot(y, y);
-  const REAL s = (REAL)1 + q;
-  return (REAL)0.5 * q * (r1 + r2 / s) - (l1mc_dot(b1, y) + l1mc_dot(b2, y) / sqrt(s));
-}
-
-// Differentiating eq. (3.20) of [Myllykoski2015a], with s = 1 + |y|^2 and a = r1 + r2/s^2 + (b2.y)/s^{3/2}:
-//   grad Phi(y) = a y - b1 - b2/sqrt(s),
-//   Hessian     = a I - (4 r2/s^3 + 3 (b2.y)/s^{5/2}) y y^T + (b2 y^T + y b2^T)/s^{3/2}.
-// Together, from one square root and one division (s^{-1/2}; the other powers are its products): Newton's
-// step costs about half of evaluating the two apart.
-inline L1MCDerivatives l1mc_phi_derivatives(L1MCVec y, L1MCVec b1, L1MCVec b2, REAL r1, REAL r2)
-{
-  const REAL s = (REAL)1 + l1mc_dot(y, y);
-  const REAL w = (REAL)1 / sqrt(s); // s^{-1/2}
-  const REAL is = w * w;            // s^{-1}
-  const REAL w3 = w * is;           // s^{-3/2}
-  const REAL by = l1mc_dot(b2, y);
-  const REAL a = r1 + r2 * is * is + by * w3;
-  const REAL outer = (REAL)4 * r2 * is * is * is + (REAL)3 * by * w3 * is;
-  L1MCDerivatives d;
-  d.g = l1mc_vec(a * y.x - b1.x - w * b2.x, a * y.y - b1.y - w * b2.y);
-  d.h.xx = a - outer * y.x * y.x + (REAL)2 * w3 * b2.x * y.x;
-  d.h.xy = -outer * y.x * y.y + w3 * (b2.x * y.y + b2.y * y.x);
-  d.h.yy = a - outer * y.y * y.y + (REAL)2 * w3 * b2.y * y.y;
-  return d;
 }
 
 // Psi(s) [Myllykoski2015a, eq. (3.25)].
@@ -172,78 +77,33 @@ inline L1MCVec l1mc_point_at_radius(REAL rho, L1MCVec b1, L1MCVec b2)
   return l1mc_vec(rho * c.x / cn, rho * c.y / cn);
 }
 
-// The relative distance of x from the ray of (3.21), |x/|x| - c/|c||: 0 on
-// the ray, 2 opposite to it; 0 at x = 0 (alpha = 0 in (3.21)).
-inline REAL l1mc_collinearity(L1MCVec x, L1MCVec b1, L1MCVec b2)
+// Newton's method on (3.20) [Myllykoski2015a, §4.1] from `from`, the start `start` (p1^n) or Newton's point after
+// earlier steps from it: at most maxIterations full steps, stopping when l1mc_newton_converged; accepted when it
+// stopped that way at a finite point that passes l1mc_newton_accept against `start`. The paper gives no tolerance
+// or cap; gpurL1MCTriangle.h holds the defaults and why. The returned point is the last iterate (`start` when
+// Newton overflowed), which (4.1) still considers.
+inline L1MCNewton l1mc_newton(L1MCVec from, L1MCVec start, L1MCVec b1, L1MCVec b2, REAL r1, REAL r2,
+                              REAL tolerance, int maxIterations)
 {
-  const REAL xn = l1mc_norm(x);
-  if (!(xn > (REAL)0))
-    return (REAL)0;
-  const L1MCVec c = l1mc_direction(xn, b1, b2);
-  const REAL cn = l1mc_norm(c);
-  if (!(cn > (REAL)0))
-    return (REAL)2;
-  const REAL dx = x.x / xn - c.x / cn;
-  const REAL dy = x.y / xn - c.y / cn;
-  return sqrt(dx * dx + dy * dy);
-}
-
-// Newton's method on (3.20) from `start` [Myllykoski2015a, §4.1]: at most
-// maxIterations full steps, stopping when a step is below
-// tolerance * (1 + |x|). Accepted when it stopped that way at a finite point
-// where the Hessian is positive definite (a local minimum), (3.21) holds, and
-// Phi is not above Phi(start) nor above Psi(|b1| / r1). A local minimum worse
-// than either (beyond the rounding of Phi, taken as tolerance times its size:
-// the start or |b1| / r1 may be the minimiser itself) is not the global one,
-// so the fallback must look further: the
-// first guards against a step into a worse basin, the second against the
-// basin near 0 when the global minimiser has the length of a gradient
-// (|b1| / r1 minimises the terms of Psi that dominate for large s, r1 s^2 / 2 - s |b1|;
-// from p1 = 0, the start of (4.3), Newton would otherwise settle in the
-// basin near 0 on ~3 % of the triangles). The paper gives
-// no tolerance or cap; gpurL1MCTriangle.h holds the defaults and why. The
-// returned point is the last iterate (the start when Newton overflowed), which
-// (4.1) still considers.
-inline L1MCNewton l1mc_newton(L1MCVec start, L1MCVec b1, L1MCVec b2, REAL r1, REAL r2, REAL tolerance,
-                              int maxIterations)
-{
-  L1MCVec x = start;
+  L1MCVec x = from;
   int converged = 0;
   int k = 0;
   for (; k < maxIterations && !converged; ++k)
   {
-    const L1MCDerivatives d = l1mc_phi_derivatives(x, b1, b2, r1, r2);
-    const REAL inverse = (REAL)1 / (d.h.xx * d.h.yy - d.h.xy * d.h.xy);
-    const REAL dx = (d.h.xy * d.g.y - d.h.yy * d.g.x) * inverse;
-    const REAL dy = (d.h.xy * d.g.x - d.h.xx * d.g.y) * inverse;
-    x = l1mc_vec(x.x + dx, x.y + dy);
+    const L1MCVec step = l1mc_newton_direction(x, b1, b2, r1, r2);
+    x = l1mc_vec(x.x + step.x, x.y + step.y);
     if (!l1mc_finite(x))
       break;
-    const REAL bound = tolerance * ((REAL)1 + l1mc_norm(x));
-    converged = dx * dx + dy * dy <= bound * bound;
+    converged = l1mc_newton_converged(step, x, tolerance);
   }
   L1MCNewton result;
-  result.iterations = k;
+  result.p = l1mc_finite(x) ? x : start;
   result.accepted = 0;
   result.value = (REAL)0;
   result.startValue = (REAL)0;
-  if (!l1mc_finite(x))
-  {
-    result.p = start;
-    return result;
-  }
-  result.p = x;
-  // The tests from the cheapest; each later one only where the earlier ones passed.
-  if (!converged)
-    return result;
-  const L1MCSym h = l1mc_phi_derivatives(x, b1, b2, r1, r2).h;
-  if (!(h.xx > (REAL)0 && h.xx * h.yy - h.xy * h.xy > (REAL)0) ||
-      !(l1mc_collinearity(x, b1, b2) <= L1MC_COLLINEARITY_TOLERANCE))
-    return result;
-  result.value = l1mc_phi(x, b1, b2, r1, r2);
-  result.startValue = l1mc_phi(start, b1, b2, r1, r2);
-  const REAL rival = fmin(result.startValue, l1mc_psi(l1mc_norm(b1) / r1, b1, b2, r1, r2));
-  result.accepted = result.value <= rival + tolerance * (fabs(result.value) + fabs(rival));
+  if (converged)
+    result = l1mc_newton_accept(x, start, b1, b2, r1, r2, tolerance);
+  result.iterations = k;
   return result;
 }
 
@@ -329,12 +189,12 @@ inline L1MCVec l1mc_select(L1MCVec first, L1MCVec second, L1MCVec third, L1MCVec
   return best;
 }
 
-// The first half on a GPU: Newton from p1^n (`previous`). When accepted, p is
-// the new p1 (the better of the Newton point and p1^n, eq. (4.1) without the
-// bisection candidate, which is not computed); otherwise p is Newton's last
-// iterate, which l1mc_fallback needs. b1 = b2 = 0 gives p1 = 0 (Phi >= 0 = Phi(0)).
-inline L1MCNewton l1mc_newton_step(L1MCVec b1, L1MCVec b2, L1MCVec previous, REAL r1, REAL r2, REAL tolerance,
-                                   int maxIterations)
+// The first half on a GPU: Newton on p1 from `from` (p1^n = `previous`, or Newton's point after earlier steps
+// from it). When accepted, p is the new p1 (the better of the Newton point and p1^n, eq. (4.1) without the
+// bisection candidate, which is not computed); otherwise p is Newton's last iterate, which l1mc_fallback needs.
+// b1 = b2 = 0 gives p1 = 0 (Phi >= 0 = Phi(0)).
+inline L1MCNewton l1mc_newton_step(L1MCVec b1, L1MCVec b2, L1MCVec from, L1MCVec previous, REAL r1, REAL r2,
+                                   REAL tolerance, int maxIterations)
 {
   if (b1.x == (REAL)0 && b1.y == (REAL)0 && b2.x == (REAL)0 && b2.y == (REAL)0)
   {
@@ -346,7 +206,7 @@ inline L1MCNewton l1mc_newton_step(L1MCVec b1, L1MCVec b2, L1MCVec previous, REA
     zero.startValue = (REAL)0;
     return zero;
   }
-  L1MCNewton n = l1mc_newton(previous, b1, b2, r1, r2, tolerance, maxIterations);
+  L1MCNewton n = l1mc_newton(from, previous, b1, b2, r1, r2, tolerance, maxIterations);
   if (n.accepted && n.startValue < n.value)
     n.p = previous;
   return n;
@@ -367,7 +227,7 @@ inline L1MCVec l1mc_fallback(L1MCVec b1, L1MCVec b2, L1MCVec newton, L1MCVec pre
 inline L1MCNewton l1mc_solve(L1MCVec b1, L1MCVec b2, L1MCVec previous, REAL r1, REAL r2, REAL newtonTolerance,
                              int newtonIterations, int eta, REAL coarse, REAL fine)
 {
-  L1MCNewton n = l1mc_newton_step(b1, b2, previous, r1, r2, newtonTolerance, newtonIterations);
+  L1MCNewton n = l1mc_newton_step(b1, b2, previous, previous, r1, r2, newtonTolerance, newtonIterations);
   if (!n.accepted)
     n.p = l1mc_fallback(b1, b2, n.p, previous, r1, r2, eta, coarse, fine);
   return n;

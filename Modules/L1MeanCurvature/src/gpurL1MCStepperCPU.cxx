@@ -7,6 +7,7 @@
 #include "gpurL1MCSub2.h"
 #include "gpurL1MCSub4.h"
 #include "gpurL1MCTriangle.h"
+#include "gpurL1MCTriangleBatch.h"
 #include "gpurStopwatch.h"
 
 #include <algorithm>
@@ -207,8 +208,9 @@ private:
   /**
    * Sub #1 [Myllykoski2015a, eqs. (3.17)-(3.25), §4.1] per triangle:
    * b1 = r1 grad u + lambda1, b2 = r2 p3 - lambda2; p1 from the triangle
-   * solver (kernels/l1mc_triangle.cl), p2 = p1 / sqrt(1 + |p1|^2). Returns the
-   * triangles on which Newton's candidate was accepted.
+   * solver (kernels/l1mc_triangle.cl), a row of triangles at a time as one
+   * vectorised batch (gpurL1MCTriangleBatch.h); p2 = p1 / sqrt(1 + |p1|^2).
+   * Returns the triangles on which Newton's candidate was accepted.
    */
   double
   SubProblem1()
@@ -216,33 +218,49 @@ private:
     const Real r1 = Real(m_C.r1), r2 = Real(m_C.r2);
     L1MCTriangleSettings<Real> settings;
     settings.eta = m_C.eta;
-    Rows(m_Mesh.ny - 1,
-         [&](std::size_t y)
-         {
-           double accepted = 0.0;
-           for (std::size_t x = 0; x + 1 < m_Mesh.nx; ++x)
-           {
-             const std::size_t v = y * m_Mesh.nx + x;
-             Real g[4];
-             TriangleGradients(m_U.data(), m_Mesh.nx, v, m_Ihx, m_Ihy, g);
-             for (unsigned t = 0; t < 2; ++t)
-             {
-               const std::size_t ix = (2 * t) * m_N + v, iy = (2 * t + 1) * m_N + v;
-               const Real b1x = r1 * g[2 * t] + m_L1[ix], b1y = r1 * g[2 * t + 1] + m_L1[iy];
-               const Real b2x = r2 * m_P3[ix] - m_L2[ix], b2y = r2 * m_P3[iy] - m_L2[iy];
-               const L1MCTriangleResult<Real> p =
-                 SolveL1MCTriangle(b1x, b1y, b2x, b2y, m_P1[ix], m_P1[iy], r1, r2, settings);
-               accepted += p.newtonAccepted ? 1.0 : 0.0;
-               const Real px = p.x, py = p.y;
-               const Real s = Real(1) / std::sqrt(Real(1) + px * px + py * py);
-               m_P1[ix] = px;
-               m_P1[iy] = py;
-               m_P2[ix] = px * s;
-               m_P2[iy] = py * s;
-             }
-           }
-           m_Newton[y] = accepted;
-         });
+    const std::size_t squares = m_Mesh.nx - 1;
+    RunParallel(m_For,
+                m_Mesh.ny - 1,
+                [&](std::size_t begin, std::size_t end)
+                {
+                  // Lane 2 x + t is triangle t of square x of the row.
+                  L1MCTriangleBatch<Real> batch;
+                  batch.Resize(2 * squares);
+                  for (std::size_t y = begin; y < end; ++y)
+                  {
+                    for (std::size_t x = 0; x < squares; ++x)
+                    {
+                      const std::size_t v = y * m_Mesh.nx + x;
+                      Real g[4];
+                      TriangleGradients(m_U.data(), m_Mesh.nx, v, m_Ihx, m_Ihy, g);
+                      for (unsigned t = 0; t < 2; ++t)
+                      {
+                        const std::size_t ix = (2 * t) * m_N + v, iy = (2 * t + 1) * m_N + v, lane = 2 * x + t;
+                        batch.b1x[lane] = r1 * g[2 * t] + m_L1[ix];
+                        batch.b1y[lane] = r1 * g[2 * t + 1] + m_L1[iy];
+                        batch.b2x[lane] = r2 * m_P3[ix] - m_L2[ix];
+                        batch.b2y[lane] = r2 * m_P3[iy] - m_L2[iy];
+                        batch.px[lane] = m_P1[ix];
+                        batch.py[lane] = m_P1[iy];
+                      }
+                    }
+                    m_Newton[y] = double(batch.Solve(r1, r2, settings));
+                    for (std::size_t x = 0; x < squares; ++x)
+                    {
+                      const std::size_t v = y * m_Mesh.nx + x;
+                      for (unsigned t = 0; t < 2; ++t)
+                      {
+                        const std::size_t ix = (2 * t) * m_N + v, iy = (2 * t + 1) * m_N + v, lane = 2 * x + t;
+                        const Real px = batch.px[lane], py = batch.py[lane];
+                        const Real s = Real(1) / std::sqrt(Real(1) + px * px + py * py);
+                        m_P1[ix] = px;
+                        m_P1[iy] = py;
+                        m_P2[ix] = px * s;
+                        m_P2[iy] = py * s;
+                      }
+                    }
+                  }
+                });
     double accepted = 0.0;
     for (std::size_t y = 0; y + 1 < m_Mesh.ny; ++y)
       accepted += m_Newton[y];

@@ -6,7 +6,8 @@
 // context, and every kernel runs on its in-order compute queue: Sub #1 as a
 // Newton kernel over all squares that appends its failures to a work list
 // plus a fixed-size fallback kernel striding over that list [Myllykoski2015b,
-// §3.1]; Sub #2 directly (PSCRSolver::EnqueueSolve of the interior
+// §3.1] (on CPU drivers the Newton kernel of l1mc_sub1_lanes.cl, vectors of
+// squares per work-item: UsesLanes); Sub #2 directly (PSCRSolver::EnqueueSolve of the interior
 // Helmholtz problem of gpurL1MCSub2.h between two kernels, then the residual
 // check) or as CG with every scalar on the device (the budget of
 // CGBudget enqueued, steps after convergence return at once); Sub #3 a
@@ -29,6 +30,8 @@
 #include "gpurStopwatch.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 #include <vector>
 
 namespace gpur
@@ -37,6 +40,37 @@ namespace l1mc
 {
 namespace
 {
+
+/**
+ * Whether Sub #1's Newton half runs as l1mc_sub1_newton_lanes (vectors of
+ * squares per work-item, for CPU drivers, which do not vectorise
+ * l1mc_sub1_newton across work-items) rather than l1mc_sub1_newton (a square
+ * per work-item, for GPUs): on CPU devices, unless $ITKGPUR_L1MC_NEWTON says
+ * "lanes" or "scalar" (so that either can be tested, or timed, on any device).
+ * Both give the same p1.
+ */
+bool
+UsesLanes(const DeviceInfo & device)
+{
+  const char * forced = std::getenv("ITKGPUR_L1MC_NEWTON");
+  if (forced != nullptr && std::string(forced) == "lanes")
+    return true;
+  if (forced != nullptr && std::string(forced) == "scalar")
+    return false;
+  return device.type == DeviceType::CPU;
+}
+
+/**
+ * Lanes per work-item of l1mc_sub1_newton_lanes: a 64-byte vector (AVX-512;
+ * two registers elsewhere). The triangle planes are at least 80 entries longer
+ * than the image (l1mc_plane), which the kernel's vector reads past the last
+ * square rely on.
+ */
+constexpr int kLanesDouble = 8;
+constexpr int kLanesFloat = 16;
+
+/** Newton steps of l1mc_sub1_newton_lanes: the rest, up to the cap, continue in the fallback kernel. */
+constexpr int kLaneSteps = 5;
 
 /** Slots of the scalar array read back once per outer iteration. */
 enum Slot
@@ -96,12 +130,17 @@ public:
     if (constants.sub2Solver == L1MCSub2Solver::Direct)
       m_Sub2 = MakeSub2Solver<Real>(constants, backend, execution); // on the same device's shared context
     m_Group = PowerOfTwoGroupSize(m_Context.Info(), 128);
-    const Program program = BuildProgram(
-      m_Context,
-      ProgramSpec("L1-mean-curvature denoising", isDouble)
-        .Core({ "gpur_common.cl", "gpur_reduce.cl" })
-        .Module(kernels::l1mc::Find,
-                { "l1mc_triangle.cl", "l1mc_fe.cl", "l1mc_sub.cl", "l1mc_sub2.cl", "l1mc_cg.cl", "l1mc_measure.cl" }));
+    const Program program = BuildProgram(m_Context,
+                                         ProgramSpec("L1-mean-curvature denoising", isDouble)
+                                           .Core({ "gpur_common.cl", "gpur_reduce.cl" })
+                                           .Module(kernels::l1mc::Find,
+                                                   { "l1mc_newton.cl",
+                                                     "l1mc_triangle.cl",
+                                                     "l1mc_fe.cl",
+                                                     "l1mc_sub.cl",
+                                                     "l1mc_sub2.cl",
+                                                     "l1mc_cg.cl",
+                                                     "l1mc_measure.cl" }));
     for (const char * name : { "l1mc_sub1_newton",
                                "l1mc_sub1_fallback",
                                "l1mc_sub3",
@@ -125,6 +164,23 @@ public:
                                "l1mc_measure",
                                "l1mc_finish" })
       m_Kernels.emplace_back(program.MakeKernel(name));
+    if (UsesLanes(m_Context.Info()))
+    {
+      const int lanes = isDouble ? kLanesDouble : kLanesFloat;
+      const std::string scalar = isDouble ? "double" : "float";
+      const Program lanesProgram =
+        BuildProgram(m_Context,
+                     ProgramSpec("L1-mean-curvature denoising (Sub #1 on vectors)", isDouble)
+                       .Core({ "gpur_common.cl" })
+                       .Module(kernels::l1mc::Find, { "l1mc_newton.cl", "l1mc_sub1_lanes.cl" })
+                       .Define("L1MC_LANES", std::to_string(lanes))
+                       .Define("L1MC_LANE_SCALAR", scalar)
+                       .Define("L1MC_LANE_REAL", scalar + std::to_string(lanes))
+                       .Define("L1MC_LANE_MASK", (isDouble ? "long" : "int") + std::to_string(lanes)));
+      m_Lanes.emplace_back(lanesProgram.MakeKernel("l1mc_sub1_newton_lanes"));
+      const std::size_t items = (m_N + lanes - 1) / lanes;
+      m_LanesGlobal = (items + m_Group - 1) / m_Group * m_Group;
+    }
     m_Global = (m_N + m_Group - 1) / m_Group * m_Group;
     m_Groups = m_Global / m_Group;
     // Fields: 7 vertex planes (and the direct Sub #2's interior one), 6 triangle fields of 4 planes (and CG's d
@@ -153,7 +209,7 @@ public:
       m_T = DeviceBuffer<Real>(m_Context, m_Sub2->Count());
     m_ListTriangle = DeviceBuffer<cl_int>(m_Context, 2 * m_N);
     m_ListPoint = DeviceBuffer<Real>(m_Context, 4 * m_N);
-    m_ListCount = DeviceBuffer<cl_int>(m_Context, 1);
+    m_ListCount = DeviceBuffer<cl_int>(m_Context, 2); // entries; continued Newton runs accepted
     m_Partials = DeviceBuffer<double>(m_Context, MeasureWidth * m_Groups);
     // CG's dot products: one value per vertex index (two for the start).
     m_Items = DeviceBuffer<double>(m_Context, 2 * m_N);
@@ -307,19 +363,33 @@ private:
   {
     const L1MCTriangleSettings<Real> settings = Settings();
     m_ListCount.Fill(Queue(), cl_int(0));
-    EnqueueSub1(K::Sub1Newton, cl::NDRange(m_Global), settings.newtonTolerance, cl_int(settings.newtonIterations));
-    EnqueueSub1(
-      K::Sub1Fallback, cl::NDRange(m_Fallback), cl_int(settings.eta), settings.coarseTolerance, settings.fineTolerance);
+    // Newton steps taken by the first kernel; the fallback kernel continues the runs it cut short.
+    int steps = settings.newtonIterations;
+    if (m_Lanes.empty())
+      EnqueueSub1(Get(K::Sub1Newton), cl::NDRange(m_Global), settings.newtonTolerance, cl_int(steps));
+    else
+    {
+      steps = std::max(0, std::min(kLaneSteps, settings.newtonIterations));
+      EnqueueSub1(
+        m_Lanes.front(), cl::NDRange(m_LanesGlobal), cl_int(m_Plane), settings.newtonTolerance, cl_int(steps));
+    }
+    EnqueueSub1(Get(K::Sub1Fallback),
+                cl::NDRange(m_Fallback),
+                cl_int(settings.eta),
+                settings.coarseTolerance,
+                settings.fineTolerance,
+                settings.newtonTolerance,
+                cl_int(settings.newtonIterations - steps));
   }
   /**
-   * A Sub #1 kernel (kernels/l1mc_sub.cl): both take the fields and r1, r2,
+   * A Sub #1 kernel (kernels/l1mc_sub.cl, l1mc_sub1_lanes.cl): each takes the fields and r1, r2,
    * then their own settings (`settings`), then the work list.
    */
   template<typename... Settings>
   void
-  EnqueueSub1(K k, const cl::NDRange & global, const Settings &... settings)
+  EnqueueSub1(Kernel & kernel, const cl::NDRange & global, const Settings &... settings)
   {
-    Get(k)
+    kernel
       .Set(m_U.Get(),
            m_P1.Get(),
            m_P2.Get(),
@@ -562,8 +632,9 @@ private:
   DeviceContext & m_Context;
   std::unique_ptr<PSCRSolver<Real>> m_Sub2; ///< the direct Sub #2 (null: CG)
   const Real m_Ihx, m_Ihy;
-  std::size_t m_Group = 64, m_Global = 0, m_Groups = 0, m_Fallback = 0, m_SumGroups = 1;
+  std::size_t m_Group = 64, m_Global = 0, m_Groups = 0, m_Fallback = 0, m_SumGroups = 1, m_LanesGlobal = 0;
   std::vector<Kernel> m_Kernels;
+  std::vector<Kernel> m_Lanes; ///< l1mc_sub1_newton_lanes where UsesLanes, else empty
   DeviceBuffer<Real> m_F, m_U, m_Psi, m_L3, m_V, m_Rhs, m_Y, m_T;
   DeviceBuffer<Real> m_P1, m_P2, m_P3, m_L1, m_L2, m_R, m_D, m_Ad, m_Z, m_ListPoint;
   DeviceBuffer<cl_int> m_ListTriangle, m_ListCount;

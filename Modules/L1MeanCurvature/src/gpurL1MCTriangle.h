@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Sub #1 of the L1-mean-curvature augmented Lagrangian on one triangle, for
-// the CPU reference: the very functions of kernels/l1mc_triangle.cl (Newton on
+// the CPU reference: the very functions of kernels/l1mc_newton.cl and
+// kernels/l1mc_triangle.cl (Newton on
 // [Myllykoski2015a, eq. (3.20)], Algorithm 2 on eq. (3.25), the choice (4.1)),
 // compiled as C++ once per precision, so the CPU and OpenCL backends share one
 // source. The settings below are what both backends pass to them.
@@ -23,6 +24,7 @@ using std::fmin;
 using std::log2;
 using std::sqrt;
 #define REAL float
+#include "../kernels/l1mc_newton.cl"
 #include "../kernels/l1mc_triangle.cl"
 #undef REAL
 } // namespace l1mc_float
@@ -35,12 +37,14 @@ using std::fmin;
 using std::log2;
 using std::sqrt;
 #define REAL double
+#include "../kernels/l1mc_newton.cl"
 #include "../kernels/l1mc_triangle.cl"
 #undef REAL
 } // namespace l1mc_double
 #undef L1MC_HUGE
 #undef L1MC_COLLINEARITY_TOLERANCE
 #undef L1MC_BISECTION_CAP
+#undef L1MC_MASK
 
 /**
  * The parameters of Sub #1 that the paper leaves open or derives from h
@@ -51,7 +55,9 @@ template<typename Real>
 struct L1MCTriangleSettings
 {
   /**
-   * Newton stops when a step is below newtonTolerance * (1 + |x|). Newton
+   * Newton stops when a step is below newtonTolerance * sqrt(2 (1 + |x|^2)),
+   * between 1 and sqrt(2) times newtonTolerance * (1 + |x|) (compared
+   * squared, so without a square root per step; l1mc_newton_converged). Newton
    * converges quadratically, so a tight tolerance costs about one step more
    * than a loose one; it sits a few orders above the rounding of the step
    * (float: ~1e-7 |x| times the Hessian's condition, which reaches ~1e2 on
@@ -113,9 +119,19 @@ Vec(double x, double y)
   return l1mc_double::l1mc_vec(x, y);
 }
 // The .cl functions by overloading on the vector type.
+using l1mc_double::l1mc_fallback;
+using l1mc_double::l1mc_finite;
+using l1mc_double::l1mc_newton_accept;
+using l1mc_double::l1mc_newton_converged;
+using l1mc_double::l1mc_newton_direction;
 using l1mc_double::l1mc_phi;
 using l1mc_double::l1mc_psi;
 using l1mc_double::l1mc_solve;
+using l1mc_float::l1mc_fallback;
+using l1mc_float::l1mc_finite;
+using l1mc_float::l1mc_newton_accept;
+using l1mc_float::l1mc_newton_converged;
+using l1mc_float::l1mc_newton_direction;
 using l1mc_float::l1mc_phi;
 using l1mc_float::l1mc_psi;
 using l1mc_float::l1mc_solve;

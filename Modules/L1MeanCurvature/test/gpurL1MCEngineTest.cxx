@@ -3,11 +3,13 @@
 // against the OpenCL backend, the regression numbers of [Myllykoski2015a, §5]
 // on a piecewise-constant image with uniform noise, the r0 sweep, the noise
 // entry, units and spacing, reporting, and bad input.
+#include "gpurAutoTesting.h"
 #include "gpurL1MCTesting.h"
 #include "gpurL1MeanCurvature.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -90,6 +92,51 @@ TEST(L1MCEngine, CPUAndOpenCLTakeTheSameIterations)
       ASSERT_EQ(cpu.history[k].cgIterations, ocl.history[k].cgIterations) << "iteration " << k + 1;
     EXPECT_LT(Residual(a, b), 1e-8 * Residual(a, std::vector<double>(a.size(), 0.0)));
   }
+}
+
+// Sub #1's Newton half on vectors of squares (l1mc_sub1_newton_lanes, what CPU drivers run) and a square per
+// work-item (l1mc_sub1_newton, what GPUs run), both forced on this machine's OpenCL device: the same run, the
+// same Newton acceptance per iteration (the runs the lane kernel cut short and the fallback kernel's Newton
+// accepted count as accepted), the same result. A width that is no multiple of the lanes (8 in double, 16 in
+// float) and rows that end inside a vector.
+template<typename Real>
+void
+ExpectNewtonKernelsAgree()
+{
+  Grid grid = Square(0);
+  grid.size = { 61, 47, 1 };
+  const std::vector<double> shapes = ShapesImage(64);
+  std::vector<double> cropped;
+  for (std::size_t y = 0; y < grid.size[1]; ++y)
+    cropped.insert(cropped.end(), shapes.begin() + y * 64, shapes.begin() + y * 64 + grid.size[0]);
+  const std::vector<double> f = AddUniformNoise(cropped, 0.2, 9);
+  const L1MCParameters p = Paper(0.015);
+  L1MCReport lanes, scalar;
+  std::vector<double> a, b;
+  {
+    const gpur::testing::ScopedEnvironment use("ITKGPUR_L1MC_NEWTON", "lanes");
+    a = Denoise<Real>(f, grid, p, Backend::OpenCL, lanes);
+  }
+  {
+    const gpur::testing::ScopedEnvironment use("ITKGPUR_L1MC_NEWTON", "scalar");
+    b = Denoise<Real>(f, grid, p, Backend::OpenCL, scalar);
+  }
+  ASSERT_TRUE(lanes.converged);
+  EXPECT_EQ(lanes.iterations, scalar.iterations);
+  for (std::size_t k = 0; k < std::min(lanes.history.size(), scalar.history.size()); ++k)
+    ASSERT_EQ(lanes.history[k].newtonSuccess, scalar.history[k].newtonSuccess) << "iteration " << k + 1;
+  double least = 1.0;
+  for (const gpur::L1MCIterationInfo & info : lanes.history)
+    least = std::min(least, info.newtonSuccess);
+  EXPECT_LT(least, 1.0); // the fallback kernel had work
+  EXPECT_NEAR(lanes.last.objective, scalar.last.objective, 1e-12 * std::abs(scalar.last.objective));
+  EXPECT_LE(Residual(a, b), 1e-12 * Residual(b, std::vector<double>(b.size(), 0.0)));
+}
+
+TEST(L1MCEngine, NewtonOnVectorsAgreesWithNewtonPerSquare)
+{
+  ExpectNewtonKernelsAgree<double>();
+  ExpectNewtonKernelsAgree<float>();
 }
 
 // Sub #2 solved directly (the default) and by the paper's CG: the same system,

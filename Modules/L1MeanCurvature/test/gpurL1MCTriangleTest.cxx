@@ -9,11 +9,12 @@
 // .cl compiled by OpenCL (both halves, Newton then the fallback) agrees with
 // the C++ path.
 #include "gpurL1MCTriangle.h"
+#include "gpurL1MCTriangleBatch.h"
 
 #include "gpurBuffer.h"
 #include "gpurContext.h"
 #include "gpurDevice.h"
-#include "gpurL1MCTriangleTestKernels.h" // generated from l1mc_triangle.cl and l1mc_triangle_test.cl
+#include "gpurL1MCTriangleTestKernels.h" // generated from l1mc_newton.cl, l1mc_triangle.cl, l1mc_triangle_test.cl
 #include "gpurProgram.h"
 
 #include <gtest/gtest.h>
@@ -22,6 +23,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -113,7 +115,7 @@ BruteForce(const Draw & d)
  * problem: the brute-force minimiser perturbed by 20 % and 0.05.
  */
 std::vector<Draw>
-MakeDraws(std::size_t count, unsigned seed, bool warmStart = true)
+MakeDraws(std::size_t count, unsigned seed, bool warmStart = true, double fixedR0 = 0.0)
 {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> uniform(0.0, 1.0);
@@ -122,7 +124,8 @@ MakeDraws(std::size_t count, unsigned seed, bool warmStart = true)
   std::vector<Draw> draws(count);
   for (Draw & d : draws)
   {
-    const double r0 = 0.001 * std::pow(50.0, uniform(rng));
+    const double drawnR0 = 0.001 * std::pow(50.0, uniform(rng));
+    const double r0 = fixedR0 > 0.0 ? fixedR0 : drawnR0;
     d.r1 = 10.0 * r0 * kH;
     d.r2 = 5.0 * r0;
     const double gradient =
@@ -219,6 +222,54 @@ TEST(L1MCTriangle, DerivativesMatchFiniteDifferences)
   }
 }
 
+// The acceptance test's shortcuts against the plain formulas: Phi from the Hessian's w, Psi at |b1| / r1 with two
+// square roots, and the ray test without division against the distance |x/|x| - c/|c|| (Collinearity).
+TEST(L1MCTriangle, AcceptanceShortcutsMatchThePlainFormulas)
+{
+  using namespace gpur::l1mc_double;
+  const double tau = 1e-3; // L1MC_COLLINEARITY_TOLERANCE of l1mc_newton.cl
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::size_t onRay = 0, offRay = 0;
+  for (int k = 0; k < 2000; ++k)
+  {
+    const Draw d{
+      normal(rng), normal(rng), normal(rng), normal(rng), 0.3 * std::exp(normal(rng)), 2.0 * std::exp(normal(rng)),
+      0.0,         0.0
+    };
+    const L1MCVec b1 = l1mc_vec(d.b1x, d.b1y), b2 = l1mc_vec(d.b2x, d.b2y);
+    const L1MCVec y = l1mc_vec(3.0 * normal(rng), 3.0 * normal(rng));
+    const double w = l1mc_phi_derivatives(y, b1, b2, d.r1, d.r2).w;
+    EXPECT_NEAR(w, 1.0 / std::sqrt(1.0 + y.x * y.x + y.y * y.y), 1e-15);
+    EXPECT_NEAR(
+      l1mc_phi_given_w(y, w, b1, b2, d.r1, d.r2), Phi(y.x, y.y, d), 1e-13 * (1.0 + std::fabs(Phi(y.x, y.y, d))));
+    const double radius = std::hypot(d.b1x, d.b1y) / d.r1;
+    const double psi = L1MCTrianglePsi(radius, d.b1x, d.b1y, d.b2x, d.b2y, d.r1, d.r2);
+    EXPECT_NEAR(l1mc_psi_at_gradient_radius(b1, b2, d.r1, d.r2), psi, 1e-13 * (1.0 + std::fabs(psi)));
+
+    // A point at a drawn angle from the ray of (3.21): sin theta of 0.1 tau ... 10 tau on either side, or opposite.
+    const double n = std::exp(normal(rng));
+    const double wn = 1.0 / std::sqrt(1.0 + n * n);
+    const double cx = d.b1x + wn * d.b2x, cy = d.b1y + wn * d.b2y, cn = std::hypot(cx, cy);
+    const double theta = (k % 3 == 2 ? 3.14159 : 0.0) + tau * std::exp(2.3 * (2.0 * (k % 97) / 96.0 - 1.0));
+    const double ct = std::cos(theta), st = std::sin(theta);
+    const L1MCVec x = l1mc_vec(n * (ct * cx - st * cy) / cn, n * (st * cx + ct * cy) / cn);
+    const double distance = Collinearity(x.x, x.y, d);
+    if (std::fabs(distance - tau) < 1e-9)
+      continue; // on the threshold: either answer is rounding
+    const bool expected = distance <= tau;
+    (expected ? onRay : offRay) += 1;
+    EXPECT_EQ(l1mc_on_ray(x, l1mc_vec(cx, cy)) != 0, expected) << "distance " << distance;
+  }
+  EXPECT_GT(onRay, 300u);
+  EXPECT_GT(offRay, 300u);
+  EXPECT_TRUE(l1mc_on_ray(l1mc_vec(0.0, 0.0), l1mc_vec(1.0, 2.0))); // alpha = 0 in (3.21)
+  EXPECT_TRUE(l1mc_on_ray(l1mc_vec(0.0, 0.0), l1mc_vec(0.0, 0.0)));
+  EXPECT_FALSE(l1mc_on_ray(l1mc_vec(1.0, 0.0), l1mc_vec(0.0, 0.0))); // no ray where c = 0
+  EXPECT_FALSE(l1mc_on_ray(l1mc_vec(1.0, 0.0), l1mc_vec(-2.0, 0.0)));
+  EXPECT_TRUE(l1mc_on_ray(l1mc_vec(1.0, 0.0), l1mc_vec(2.0, 0.0)));
+}
+
 TEST(L1MCTriangle, EtaFollowsTheMeshSize)
 {
   EXPECT_EQ(gpur::L1MCTriangleEta(1.0 / 511.0), 5);            // log4(sqrt(2) 511) = 4.75
@@ -288,6 +339,64 @@ TEST(L1MCTriangle, FallbackFindsTheGlobalMinimumFromAColdStart)
               draws.size());
   EXPECT_LE(above, draws.size() / 2000);
   EXPECT_LT(worst, 2e-3);
+}
+
+// The vectorised batch of the CPU reference (gpurL1MCTriangleBatch.h) against SolveL1MCTriangle triangle by
+// triangle: the same p1, bit for bit, and the same Newton-accepted count, in float and double, for step caps that
+// end inside a pass, on a pass boundary and after several passes, on warm and cold starts and the edge cases
+// (b1 = b2 = 0, an enormous or NaN previous p1).
+template<typename Real>
+void
+ExpectBatchMatchesScalar(const std::vector<Draw> & draws, int cap)
+{
+  L1MCTriangleSettings<Real> s = Settings<Real>();
+  s.newtonIterations = cap;
+  gpur::L1MCTriangleBatch<Real> batch;
+  batch.Resize(draws.size());
+  for (std::size_t i = 0; i < draws.size(); ++i)
+  {
+    const Draw & d = draws[i];
+    batch.b1x[i] = Real(d.b1x), batch.b1y[i] = Real(d.b1y), batch.b2x[i] = Real(d.b2x), batch.b2y[i] = Real(d.b2y);
+    batch.px[i] = Real(d.px), batch.py[i] = Real(d.py);
+  }
+  const Real r1 = Real(draws[0].r1), r2 = Real(draws[0].r2);
+  const std::size_t accepted = batch.Solve(r1, r2, s);
+  std::size_t scalarAccepted = 0, differ = 0;
+  for (std::size_t i = 0; i < draws.size(); ++i)
+  {
+    const Draw & d = draws[i];
+    const auto r =
+      SolveL1MCTriangle(Real(d.b1x), Real(d.b1y), Real(d.b2x), Real(d.b2y), Real(d.px), Real(d.py), r1, r2, s);
+    scalarAccepted += r.newtonAccepted ? 1 : 0;
+    const auto same = [](Real a, Real b) { return a == b || (std::isnan(a) && std::isnan(b)); };
+    differ += same(batch.px[i], r.x) && same(batch.py[i], r.y) ? 0 : 1;
+  }
+  EXPECT_EQ(accepted, scalarAccepted) << "cap " << cap;
+  EXPECT_EQ(differ, 0u) << "cap " << cap << ": triangles whose p1 differs";
+}
+
+TEST(L1MCTriangle, BatchMatchesTheScalarSolver)
+{
+  for (double r0 : { 0.001, 0.005, 0.05 })
+  {
+    std::vector<Draw> draws = MakeDraws(3000, 11, true, r0);
+    const std::vector<Draw> cold = MakeDraws(1000, 12, false, r0);
+    draws.insert(draws.end(), cold.begin(), cold.end());
+    Draw edge = draws[0];
+    edge.b1x = edge.b1y = edge.b2x = edge.b2y = 0.0; // p1 = 0
+    draws.push_back(edge);
+    edge = draws[1];
+    edge.px = 1e20, edge.py = -1e20;
+    draws.push_back(edge);
+    edge = draws[2];
+    edge.px = std::numeric_limits<double>::quiet_NaN();
+    draws.push_back(edge);
+    for (int cap : { 0, 1, 5, 7, 10, 13 })
+    {
+      ExpectBatchMatchesScalar<double>(draws, cap);
+      ExpectBatchMatchesScalar<float>(draws, cap);
+    }
+  }
 }
 
 // float against double, compared through Phi in double (near-ties between
@@ -371,11 +480,11 @@ CheckOpenCL(const gpur::DeviceInfo & device)
   const L1MCTriangleSettings<Real> s = Settings<Real>();
 
   auto context = gpur::DeviceContext::Get(device);
-  const gpur::Program program =
-    gpur::BuildProgram(*context,
-                       gpur::ProgramSpec("L1-mean-curvature Sub #1 test", isDouble)
-                         .Core({ "gpur_common.cl" })
-                         .Module(gpur::kernels::l1mctest::Find, { "l1mc_triangle.cl", "l1mc_triangle_test.cl" }));
+  const gpur::Program program = gpur::BuildProgram(
+    *context,
+    gpur::ProgramSpec("L1-mean-curvature Sub #1 test", isDouble)
+      .Core({ "gpur_common.cl" })
+      .Module(gpur::kernels::l1mctest::Find, { "l1mc_newton.cl", "l1mc_triangle.cl", "l1mc_triangle_test.cl" }));
   const cl::CommandQueue & queue = context->Queue(0);
   gpur::DeviceBuffer<Real> problemBuffer(*context, problem.size()), p(*context, 2 * draws.size());
   gpur::DeviceBuffer<cl_int> accepted(*context, draws.size()), counter(*context, 1), list(*context, draws.size());

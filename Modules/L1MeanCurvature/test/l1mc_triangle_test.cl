@@ -4,7 +4,7 @@
 // [Myllykoski2015b]: a Newton kernel over every problem that appends the
 // failures to a compacted list (atomic counter), then a fallback kernel with
 // a fixed launch size that reads the list's length from device memory.
-// Requires gpur_common.cl and l1mc_triangle.cl.
+// Requires gpur_common.cl, l1mc_newton.cl and l1mc_triangle.cl.
 
 // problem: 8 values per draw (b1x, b1y, b2x, b2y, previous x, y, r1, r2);
 // p: 2 per draw; accepted: 1 when Newton was accepted.
@@ -16,8 +16,9 @@ __kernel void l1mc_test_newton(__global const REAL * problem, __global REAL * p,
   if (i >= draws)
     return;
   __global const REAL * q = problem + 8 * i;
-  const L1MCNewton n = l1mc_newton_step(l1mc_vec(q[0], q[1]), l1mc_vec(q[2], q[3]), l1mc_vec(q[4], q[5]), q[6], q[7],
-                                        tolerance, iterations);
+  const L1MCVec previous = l1mc_vec(q[4], q[5]);
+  const L1MCNewton n =
+    l1mc_newton_step(l1mc_vec(q[0], q[1]), l1mc_vec(q[2], q[3]), previous, previous, q[6], q[7], tolerance, iterations);
   p[2 * i] = n.p.x;
   p[2 * i + 1] = n.p.y;
   accepted[i] = n.accepted;
