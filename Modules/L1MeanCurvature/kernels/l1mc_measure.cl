@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The multiplier updates (step 5 of [Myllykoski2015a, Algorithm 1]) and the
 // sums of the new state in one pass (each work-item updates and then reads
-// only its own vertex and square): the terms of L_rh [Myllykoski2015a,
+// only its own run of `span` vertices and their squares: 1 on GPUs, 32 on CPU
+// drivers, where the work-group's tree reduction is the costly part): the terms of L_rh [Myllykoski2015a,
 // eq. (3.15)] and J_h, the norms of R1-R3 (eq. (5.5)) and Sub #4's residual.
 // The twin of Multipliers() and Measure() in src/gpurL1MCStepperCPU.cxx; the
 // components are the first 16 slots of gpurL1MCStepperOpenCL.cxx.
@@ -32,17 +33,17 @@ __kernel void l1mc_measure(__global const REAL * f, __global const REAL * u, __g
                            __global const REAL * p2, __global const REAL * p3, __global REAL * l1, __global REAL * l2,
                            __global const REAL * psi, __global REAL * l3, __global const REAL * rhs, int nx, int ny,
                            REAL ihx, REAL ihy, double hx, double hy, double r1, double r2, double r3, double c,
-                           int separable, int update, __global double * partials,
+                           int separable, int update, int span, __global double * partials,
                            __local double * scratch) // 16 x local size
 {
-  const int v = get_global_id(0);
   const int plane = l1mc_plane(nx, ny);
-  const int x = v % nx, y = v / nx;
   double acc[16];
   for (int k = 0; k < 16; ++k)
     acc[k] = 0.0;
-  if (v < nx * ny)
+  const int begin = span * (int)get_global_id(0), end = min(begin + span, nx * ny);
+  for (int v = begin; v < end; ++v)
   {
+    const int x = v % nx, y = v / nx;
     const int square = x + 1 < nx && y + 1 < ny;
     const int interior = l1mc_interior(x, y, nx, ny);
     REAL g[4];

@@ -72,6 +72,15 @@ constexpr int kLanesFloat = 16;
 /** Newton steps of l1mc_sub1_newton_lanes: the rest, up to the cap, continue in the fallback kernel. */
 constexpr int kLaneSteps = 5;
 
+/**
+ * Vertices per work-item of l1mc_measure on CPU drivers (GPUs: 1). PoCL runs a
+ * work-group's items as a loop split at every barrier, so the kernel's tree
+ * reduction of 16 sums cost as much as the pass itself; a run of 32 vertices
+ * per item summed in registers makes it 32 times rarer (PoCL, 512^2, double:
+ * 8.1 -> 5.5 ms per iteration; 8 vertices: 6.3 ms, 128: 5.4 ms).
+ */
+constexpr std::size_t kMeasureSpanCPU = 32;
+
 /** Slots of the scalar array read back once per outer iteration. */
 enum Slot
 {
@@ -183,6 +192,8 @@ public:
     }
     m_Global = (m_N + m_Group - 1) / m_Group * m_Group;
     m_Groups = m_Global / m_Group;
+    m_MeasureSpan = m_Context.Info().type == DeviceType::CPU ? kMeasureSpanCPU : 1;
+    m_MeasureGroups = ((m_N + m_MeasureSpan - 1) / m_MeasureSpan + m_Group - 1) / m_Group;
     // Fields: 7 vertex planes (and the direct Sub #2's interior one), 6 triangle fields of 4 planes (and CG's d
     // and Ad), the work list, Z, the per-item values of the sums (2 doubles).
     const std::uint64_t bytes =
@@ -558,34 +569,36 @@ private:
   void
   MeasureKernel(int update)
   {
-    Run(K::Measure,
-        m_F.Get(),
-        m_U.Get(),
-        m_P1.Get(),
-        m_P2.Get(),
-        m_P3.Get(),
-        m_L1.Get(),
-        m_L2.Get(),
-        m_Psi.Get(),
-        m_L3.Get(),
-        m_Rhs.Get(),
-        Nx(),
-        Ny(),
-        m_Ihx,
-        m_Ihy,
-        m_Mesh.hx,
-        m_Mesh.hy,
-        m_C.r1,
-        m_C.r2,
-        m_C.r3,
-        1.0 / m_C.r1,
-        cl_int(m_Sub4.Exact() ? 0 : 1),
-        cl_int(update),
-        m_Partials.Get(),
-        cl::Local(MeasureWidth * m_Group * sizeof(double)));
+    Get(K::Measure)
+      .Set(m_F.Get(),
+           m_U.Get(),
+           m_P1.Get(),
+           m_P2.Get(),
+           m_P3.Get(),
+           m_L1.Get(),
+           m_L2.Get(),
+           m_Psi.Get(),
+           m_L3.Get(),
+           m_Rhs.Get(),
+           Nx(),
+           Ny(),
+           m_Ihx,
+           m_Ihy,
+           m_Mesh.hx,
+           m_Mesh.hy,
+           m_C.r1,
+           m_C.r2,
+           m_C.r3,
+           1.0 / m_C.r1,
+           cl_int(m_Sub4.Exact() ? 0 : 1),
+           cl_int(update),
+           cl_int(m_MeasureSpan),
+           m_Partials.Get(),
+           cl::Local(MeasureWidth * m_Group * sizeof(double)))
+      .Enqueue(Queue(), cl::NDRange(m_MeasureGroups * m_Group), cl::NDRange(m_Group));
     RunOneGroup(K::Finish,
                 m_Partials.Get(),
-                cl_int(m_Groups),
+                cl_int(m_MeasureGroups),
                 cl_int(MeasureWidth),
                 m_Scalars.Get(),
                 cl_int(0),
@@ -633,6 +646,7 @@ private:
   std::unique_ptr<PSCRSolver<Real>> m_Sub2; ///< the direct Sub #2 (null: CG)
   const Real m_Ihx, m_Ihy;
   std::size_t m_Group = 64, m_Global = 0, m_Groups = 0, m_Fallback = 0, m_SumGroups = 1, m_LanesGlobal = 0;
+  std::size_t m_MeasureSpan = 1, m_MeasureGroups = 0; ///< l1mc_measure: vertices per work-item, work-groups
   std::vector<Kernel> m_Kernels;
   std::vector<Kernel> m_Lanes; ///< l1mc_sub1_newton_lanes where UsesLanes, else empty
   DeviceBuffer<Real> m_F, m_U, m_Psi, m_L3, m_V, m_Rhs, m_Y, m_T;
