@@ -103,15 +103,11 @@ inline void l1mc_normalised_gradients(__global const REAL * u, int nx, int v, do
   n[3] = g3 * s1;
 }
 
-// div_h(grad u / sqrt(1 + |grad u|^2)) at an interior vertex (gpurL1MCMesh.h: CurvatureOf).
-inline double l1mc_curvature(__global const REAL * u, int nx, int x, int y, double ihx, double ihy)
+// div_h(grad u / sqrt(1 + |grad u|^2)) at an interior vertex from the normalised gradients of its square and of
+// the squares to the west, south-west and south (gpurL1MCMesh.h: CurvatureFrom).
+inline double l1mc_curvature_from(const double * here, const double * west, const double * southWest,
+                                  const double * south, double ihx, double ihy)
 {
-  const int v = y * nx + x;
-  double here[4], west[4], southWest[4], south[4];
-  l1mc_normalised_gradients(u, nx, v, ihx, ihy, here);
-  l1mc_normalised_gradients(u, nx, v - 1, ihx, ihy, west);
-  l1mc_normalised_gradients(u, nx, v - nx - 1, ihx, ihy, southWest);
-  l1mc_normalised_gradients(u, nx, v - nx, ihx, ihy, south);
   const double s = -here[0] * ihx - here[3] * ihy + west[0] * ihx - west[1] * ihy + southWest[1] * ihy +
                    southWest[2] * ihx - south[2] * ihx + south[3] * ihy;
   return -0.5 * s;

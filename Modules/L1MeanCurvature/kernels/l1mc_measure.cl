@@ -41,6 +41,10 @@ __kernel void l1mc_measure(__global const REAL * f, __global const REAL * u, __g
   for (int k = 0; k < 16; ++k)
     acc[k] = 0.0;
   const int begin = span * (int)get_global_id(0), end = min(begin + span, nx * ny);
+  // The curvature along the run: square v's normalised gradients are the west ones of vertex v + 1 and square
+  // v - nx's its south-west ones (gpurL1MCMesh.h: RowCurvature), so each square is normalised once.
+  double west[4], southWest[4];
+  int carried = 0;
   for (int v = begin; v < end; ++v)
   {
     const int x = v % nx, y = v / nx;
@@ -74,8 +78,24 @@ __kernel void l1mc_measure(__global const REAL * f, __global const REAL * u, __g
       acc[11] += m * d * d;
       acc[12] += m * div * div;
       acc[13] += m * ps * ps;
-      acc[4] += m * fabs(l1mc_curvature(u, nx, x, y, (double)ihx, (double)ihy));
+      double here[4], south[4];
+      if (!carried)
+      {
+        l1mc_normalised_gradients(u, nx, v - 1, (double)ihx, (double)ihy, west);
+        l1mc_normalised_gradients(u, nx, v - nx - 1, (double)ihx, (double)ihy, southWest);
+      }
+      l1mc_normalised_gradients(u, nx, v, (double)ihx, (double)ihy, here);
+      l1mc_normalised_gradients(u, nx, v - nx, (double)ihx, (double)ihy, south);
+      acc[4] += m * fabs(l1mc_curvature_from(here, west, southWest, south, (double)ihx, (double)ihy));
+      for (int k = 0; k < 4; ++k)
+      {
+        west[k] = here[k];
+        southWest[k] = south[k];
+      }
+      carried = 1;
     }
+    else
+      carried = 0;
     if (square)
     {
       const double area = 0.5 * hx * hy;

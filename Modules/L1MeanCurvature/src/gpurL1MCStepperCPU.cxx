@@ -479,8 +479,13 @@ private:
               }
             });
     Divergence(m_P3, m_V);
-    for (std::size_t i = 0; i < m_N; ++i)
-      m_L3[i] += r3 * (m_V[i] - m_Psi[i]); // 0 on the boundary: V and psi are
+    const std::size_t nx = m_Mesh.nx;
+    Rows(m_Mesh.ny,
+         [&](std::size_t y)
+         {
+           for (std::size_t i = y * nx; i < (y + 1) * nx; ++i)
+             m_L3[i] += r3 * (m_V[i] - m_Psi[i]); // stays 0 on the boundary, where V and psi are 0
+         });
   }
 
   /** The sums of the current state (see Sums). */
@@ -510,8 +515,12 @@ private:
     const std::vector<double> s =
       RowSums(m_Mesh.ny,
               Width,
-              [&](std::size_t y, double * acc)
+              [&](std::size_t y, double * sums)
               {
+                // The row's sums in a local array the compiler can keep in registers (stores through `sums` might
+                // alias the fields, so every update would go through memory).
+                double acc[Width] = {};
+                RowCurvature curvature;
                 for (std::size_t x = 0; x < nx; ++x)
                 {
                   const std::size_t v = y * nx + x;
@@ -528,7 +537,7 @@ private:
                     acc[DivMinusPsi] += m * d * d;
                     acc[Div] += m * div * div;
                     acc[Psi] += m * psi * psi;
-                    acc[Curvature] += m * std::abs(CurvatureAt(x, y));
+                    acc[Curvature] += m * std::abs(curvature.At(m_U.data(), m_Mesh, x, y));
                   }
                   if (x + 1 < nx && y + 1 < m_Mesh.ny)
                   {
@@ -549,6 +558,8 @@ private:
                     }
                   }
                 }
+                for (unsigned c = 0; c < Width; ++c)
+                  sums[c] += acc[c];
               });
     Sums sums;
     sums.psiMass = s[PsiMass];
@@ -566,13 +577,6 @@ private:
     sums.div = s[Div];
     sums.psi = s[Psi];
     return sums;
-  }
-
-  /** div_h(grad u / sqrt(1 + |grad u|^2)) at interior vertex (x, y), from the six triangles around it. */
-  double
-  CurvatureAt(std::size_t x, std::size_t y) const
-  {
-    return CurvatureOf(m_U.data(), m_Mesh, x, y);
   }
 
   const Constants m_C;

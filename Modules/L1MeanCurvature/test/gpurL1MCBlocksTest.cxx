@@ -16,6 +16,7 @@
 
 #include <cmath>
 #include <random>
+#include <vector>
 
 using gpur::l1mc::Mesh;
 
@@ -105,6 +106,35 @@ TEST(L1MCBlocks, DivergenceOfTheGradientOfALinearFunctionVanishes)
       EXPECT_NEAR(gpur::l1mc::TransposedGradient(q.data(), n, mesh, x, y, ihx, ihy), 0.0, 1e-11);
       EXPECT_NEAR(gpur::l1mc::CurvatureOf(u.data(), mesh, x, y), 0.0, 1e-11);
     }
+}
+
+// RowCurvature, which normalises each square once along a row, against CurvatureOf at every vertex: bit for bit,
+// also where a row is entered in the middle or a vertex is skipped (it starts over).
+TEST(L1MCBlocks, RowCurvatureIsCurvatureOf)
+{
+  gpur::l1mc::Mesh mesh;
+  mesh.nx = 23;
+  mesh.ny = 17;
+  mesh.hx = 0.07;
+  mesh.hy = 0.04;
+  std::mt19937 rng(4);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  std::vector<double> u(mesh.nx * mesh.ny);
+  for (double & value : u)
+    value = uniform(rng);
+  std::size_t compared = 0;
+  for (std::size_t y = 1; y + 1 < mesh.ny; ++y)
+  {
+    gpur::l1mc::RowCurvature row;
+    for (std::size_t x = 1 + y % 3; x + 1 < mesh.nx; ++x)
+    {
+      if ((x + y) % 7 == 0)
+        continue;
+      EXPECT_EQ(row.At(u.data(), mesh, x, y), gpur::l1mc::CurvatureOf(u.data(), mesh, x, y)) << x << ", " << y;
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 250u);
 }
 
 // Sub #3: X = +-(eps + delta) gives psi = +-delta / r3; |X| <= eps gives 0
