@@ -1202,6 +1202,34 @@ PSCRSolver<Scalar>::EnqueueSolve(const DeviceBuffer<Scalar> & f, DeviceBuffer<Sc
 }
 
 template<typename Scalar>
+void
+PSCRSolver<Scalar>::SolveUnchecked(const Scalar * f, Scalar * u) const
+{
+  Solvers & s = *m_Solvers;
+  if (f == nullptr || u == nullptr)
+  {
+    throw InvalidArgument("PSCRSolver::SolveUnchecked: the right-hand side or solution pointer is null");
+  }
+  if (s.onDevice)
+  {
+    throw InvalidArgument("PSCRSolver::SolveUnchecked solves host arrays on the CPU backend, but this solver runs on "
+                          "OpenCL: use EnqueueSolve on device buffers, or Solve");
+  }
+  if (!IsWellPosed() || s.plan->singular || ComputesInDouble())
+  {
+    throw InvalidArgument("PSCRSolver::SolveUnchecked solves without checking, which is only safe for positive "
+                          "definite operators in their own precision; this operator is singular or indefinite, has "
+                          "complex factors, or its float solves need double: use Solve, which checks the residual");
+  }
+  if (f != u)
+  {
+    pscr::ForEachRange(
+      &s.loop, s.plan->Count(), [&](std::size_t begin, std::size_t end) { std::copy(f + begin, f + end, u + begin); });
+  }
+  SolveOnCPU(*s.plan, u, s.loop);
+}
+
+template<typename Scalar>
 bool
 PSCRSolver<Scalar>::IsWellPosed() const
 {

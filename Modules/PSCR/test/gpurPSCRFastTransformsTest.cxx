@@ -500,6 +500,8 @@ TEST(PSCRFastTransforms, OpenCLDeviceBuffersEnqueueAndDouble)
   solver.EnqueueSolve(fb, ub);
   ub.Download(queue, device.data(), device.size());
   EXPECT_LE(RelativeDifference(device, cpu), 1e-12);
+  gpur::testing::ExpectError<gpur::InvalidArgument>([&] { solver.SolveUnchecked(f.data(), device.data()); },
+                                                    "use EnqueueSolve");
 
   PSCROptions always = Options(true, Backend::OpenCL);
   always.precision = gpur::PSCRPrecision::Double;

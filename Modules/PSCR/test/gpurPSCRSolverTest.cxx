@@ -674,6 +674,55 @@ TEST(PSCRSolver, PlanReuseAliasingThreadsAndTridiagonalAlgorithms)
   }
 }
 
+// SolveUnchecked (for engines that check a larger system's residual themselves) is Solve without the check: the
+// same u bit for bit, on PSCR, the fast transforms and in 3D, in place or not; refused where a check is needed.
+TEST(PSCRSolver, SolveUncheckedIsSolveWithoutItsCheck)
+{
+  const std::vector<SeparableOperator<double>> ops{
+    { { gpur::MakeSecondDifferenceAxis(37, 0.5, D, D), gpur::MakeP1Axis(RandomMesh(23, 1, 2), N, N) }, 0.3 },
+    { { gpur::MakeSecondDifferenceAxis(39, 1.0, D, D), gpur::MakeSecondDifferenceAxis(24, 0.5, N, N) }, 0.2 },
+    { { gpur::MakeSecondDifferenceAxis(9, 1, D, D),
+        gpur::MakeSecondDifferenceAxis(7, 1, N, D),
+        gpur::MakeSecondDifferenceAxis(6, 1, D, N) },
+      0.0 }
+  };
+  for (const SeparableOperator<double> & op : ops)
+  {
+    const PSCRSolver<double> solver(op, CPU());
+    SCOPED_TRACE(solver.Path());
+    const std::vector<double> f = RandomVector<double>(op.Count(), 21);
+    std::vector<double> checked(f.size()), unchecked(f.size()), inPlace(f);
+    solver.Solve(f.data(), checked.data());
+    solver.SolveUnchecked(f.data(), unchecked.data());
+    solver.SolveUnchecked(inPlace.data(), inPlace.data());
+    EXPECT_EQ(unchecked, checked);
+    EXPECT_EQ(inPlace, checked);
+    const std::vector<float> ff(f.begin(), f.end());
+    std::vector<float> uf(f.size());
+    PSCRSolver<float>(gpur::CastOperator<float>(op), CPU()).SolveUnchecked(ff.data(), uf.data());
+    EXPECT_LT(RelativeDifference(uf, checked), 1e-5);
+  }
+  auto expectMessage = ExpectError<gpur::InvalidArgument>;
+  const AxisFactors<double> n = gpur::MakeSecondDifferenceAxis(8, 1, N, N),
+                            d = gpur::MakeSecondDifferenceAxis(8, 1, D, D);
+  std::vector<double> u(64, 1.0);
+  expectMessage(
+    [&] {
+      PSCRSolver<double>(SeparableOperator<double>{ { n, n }, 0.0 }, CPU()).SolveUnchecked(u.data(), u.data());
+    },
+    "use Solve, which checks the residual");
+  expectMessage(
+    [&] {
+      PSCRSolver<double>(SeparableOperator<double>{ { d, d }, -30.0 }, CPU()).SolveUnchecked(u.data(), u.data());
+    },
+    "use Solve, which checks the residual");
+  expectMessage(
+    [&] {
+      PSCRSolver<double>(SeparableOperator<double>{ { d, d }, 0.0 }, CPU()).SolveUnchecked(nullptr, u.data());
+    },
+    "pointer is null");
+}
+
 TEST(PSCRSolver, RejectsBadInput)
 {
   const AxisFactors<double> a = gpur::MakeSecondDifferenceAxis(5, 1, D, D);
