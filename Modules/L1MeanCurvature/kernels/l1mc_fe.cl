@@ -135,8 +135,8 @@ inline void l1mc_partials(const double * value, int width, __global double * par
 }
 
 // One work-group: scalars[offset + k] = sum over the groups of partials[k * groups + g], k < width; and, when
-// counterSlot >= 0, scalars[counterSlot] = counter[0] - counter[1] (the Newton failures of Sub #1: the work list
-// less the entries whose Newton continuation was accepted), so that one read brings back every scalar.
+// counterSlot >= 0, scalars[counterSlot] = counter[0] (the Newton failures of Sub #1, the work list's length), so
+// that one read brings back every scalar.
 __kernel void l1mc_finish(__global const double * partials, int groups, int width, __global double * scalars,
                           int offset, __global const int * counter, int counterSlot, __local double * scratch)
 {
@@ -150,5 +150,5 @@ __kernel void l1mc_finish(__global const double * partials, int groups, int widt
       scalars[offset + k] = r;
   }
   if (get_local_id(0) == 0 && counterSlot >= 0)
-    scalars[counterSlot] = (double)(counter[0] - counter[1]);
+    scalars[counterSlot] = (double)counter[0];
 }

@@ -15,13 +15,16 @@
 // vector has no truth value); conditions are L1MC_MASK values combined with
 // & | and ! (never ~: a scalar truth is 1, not -1) and used only in ?:, which on
 // vectors selects per lane; and no identifier OpenCL C reserves (local, ...).
+// L1MC_ANY(mask): whether any lane's mask is set (a uniform loop exit).
 #ifdef L1MC_LANE_REAL
 #  undef REAL
 #  define REAL L1MC_LANE_REAL
 #  define L1MC_MASK L1MC_LANE_MASK
+#  define L1MC_ANY(mask) any(mask)
 #endif
 #ifndef L1MC_MASK
 #  define L1MC_MASK int
+#  define L1MC_ANY(mask) (mask)
 #endif
 
 // A 2-vector (OpenCL's REAL2 is not C++).

@@ -24,8 +24,7 @@ __kernel void l1mc_sub1_newton(__global const REAL * u, __global REAL * p1, __gl
     const int ix = (2 * t) * plane + v, iy = (2 * t + 1) * plane + v;
     const L1MCVec b1 = l1mc_vec(r1 * g[2 * t] + l1[ix], r1 * g[2 * t + 1] + l1[iy]);
     const L1MCVec b2 = l1mc_vec(r2 * p3[ix] - l2[ix], r2 * p3[iy] - l2[iy]);
-    const L1MCVec previous = l1mc_vec(p1[ix], p1[iy]);
-    const L1MCNewton n = l1mc_newton_step(b1, b2, previous, previous, r1, r2, tolerance, maxIterations);
+    const L1MCNewton n = l1mc_newton_step(b1, b2, l1mc_vec(p1[ix], p1[iy]), r1, r2, tolerance, maxIterations);
     if (n.accepted)
     {
       const REAL s = (REAL)1 / sqrt((REAL)1 + n.p.x * n.p.x + n.p.y * n.p.y);
@@ -45,41 +44,25 @@ __kernel void l1mc_sub1_newton(__global const REAL * u, __global REAL * p1, __gl
 }
 
 // Sub #1, second half: Algorithm 2 and the choice (4.1) [Myllykoski2015a] for the listed triangles. A fixed
-// launch whose work-items stride over the list, whose length they read on the device (no host round trip). An
-// entry -(2 v + t) - 1 (from l1mc_sub1_newton_lanes) is a Newton run cut short: Newton continues from the listed
-// point for up to `remaining` steps first, and only where it is still not accepted does Algorithm 2 follow;
-// listCount[1] counts the entries it accepted (the Newton failures are listCount[0] - listCount[1]).
+// launch whose work-items stride over the list, whose length they read on the device (no host round trip).
 __kernel void l1mc_sub1_fallback(__global const REAL * u, __global REAL * p1, __global REAL * p2,
                                  __global const REAL * p3, __global const REAL * l1, __global const REAL * l2, int nx,
                                  int ny, REAL ihx, REAL ihy, REAL r1, REAL r2, int eta, REAL coarse, REAL fine,
-                                 REAL tolerance, int remaining, __global int * listCount,
-                                 __global const int * listTriangle, __global const REAL * listPoint)
+                                 __global const int * listCount, __global const int * listTriangle,
+                                 __global const REAL * listPoint)
 {
   const int count = listCount[0];
   const int plane = l1mc_plane(nx, ny);
   for (int k = get_global_id(0); k < count; k += get_global_size(0))
   {
-    const int entry = listTriangle[k];
-    const int triangle = entry < 0 ? -entry - 1 : entry;
-    const int v = triangle / 2, t = triangle % 2;
+    const int v = listTriangle[k] / 2, t = listTriangle[k] % 2;
     REAL g[4];
     l1mc_gradients(u, nx, v, ihx, ihy, g);
     const int ix = (2 * t) * plane + v, iy = (2 * t + 1) * plane + v;
     const L1MCVec b1 = l1mc_vec(r1 * g[2 * t] + l1[ix], r1 * g[2 * t + 1] + l1[iy]);
     const L1MCVec b2 = l1mc_vec(r2 * p3[ix] - l2[ix], r2 * p3[iy] - l2[iy]);
-    const L1MCVec previous = l1mc_vec(p1[ix], p1[iy]);
-    L1MCVec p = l1mc_vec(listPoint[2 * k], listPoint[2 * k + 1]);
-    int accepted = 0;
-    if (entry < 0)
-    {
-      const L1MCNewton n = l1mc_newton_step(b1, b2, p, previous, r1, r2, tolerance, remaining);
-      accepted = n.accepted;
-      p = n.p;
-      if (accepted)
-        atomic_inc(listCount + 1);
-    }
-    if (!accepted)
-      p = l1mc_fallback(b1, b2, p, previous, r1, r2, eta, coarse, fine);
+    const L1MCVec p = l1mc_fallback(b1, b2, l1mc_vec(listPoint[2 * k], listPoint[2 * k + 1]),
+                                    l1mc_vec(p1[ix], p1[iy]), r1, r2, eta, coarse, fine);
     const REAL s = (REAL)1 / sqrt((REAL)1 + p.x * p.x + p.y * p.y);
     p1[ix] = p.x;
     p1[iy] = p.y;

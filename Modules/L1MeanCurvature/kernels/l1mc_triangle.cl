@@ -6,6 +6,9 @@
 // One source for the OpenCL kernels and the CPU reference: the file is written
 // in the common subset of OpenCL C and C++ on the scalar type REAL (float or
 // double; -DREAL=... in a program, a namespace per type in gpurL1MCTriangle.h).
+// Up to Newton's loop it also builds with REAL an OpenCL vector of triangles
+// (l1mc_sub1_lanes.cl; the rules of l1mc_newton.cl: no branch on a value,
+// masks and ?: only); Newton's loop and the whole-triangle solve are scalar.
 // Hence: no pointers (small structs are returned by value), no compound
 // literals, every literal cast to REAL (a float program has no double), only
 // sqrt / fabs / fmin / fmax / ceil / log2, and no recursion, dynamic memory
@@ -65,46 +68,13 @@ inline REAL l1mc_psi_derivative(REAL s, L1MCVec b1, L1MCVec b2, REAL r1, REAL r2
 // c = 0 every direction gives the same Phi; b1's (else the x axis) is taken.
 inline L1MCVec l1mc_point_at_radius(REAL rho, L1MCVec b1, L1MCVec b2)
 {
-  L1MCVec c = l1mc_direction(rho, b1, b2);
-  REAL cn = l1mc_norm(c);
-  if (!(cn > (REAL)0))
-  {
-    c = b1;
-    cn = l1mc_norm(b1);
-  }
-  if (!(cn > (REAL)0))
-    return l1mc_vec(rho, (REAL)0);
-  return l1mc_vec(rho * c.x / cn, rho * c.y / cn);
-}
-
-// Newton's method on (3.20) [Myllykoski2015a, §4.1] from `from`, the start `start` (p1^n) or Newton's point after
-// earlier steps from it: at most maxIterations full steps, stopping when l1mc_newton_converged; accepted when it
-// stopped that way at a finite point that passes l1mc_newton_accept against `start`. The paper gives no tolerance
-// or cap; gpurL1MCTriangle.h holds the defaults and why. The returned point is the last iterate (`start` when
-// Newton overflowed), which (4.1) still considers.
-inline L1MCNewton l1mc_newton(L1MCVec from, L1MCVec start, L1MCVec b1, L1MCVec b2, REAL r1, REAL r2,
-                              REAL tolerance, int maxIterations)
-{
-  L1MCVec x = from;
-  int converged = 0;
-  int k = 0;
-  for (; k < maxIterations && !converged; ++k)
-  {
-    const L1MCVec step = l1mc_newton_direction(x, b1, b2, r1, r2);
-    x = l1mc_vec(x.x + step.x, x.y + step.y);
-    if (!l1mc_finite(x))
-      break;
-    converged = l1mc_newton_converged(step, x, tolerance);
-  }
-  L1MCNewton result;
-  result.p = l1mc_finite(x) ? x : start;
-  result.accepted = 0;
-  result.value = (REAL)0;
-  result.startValue = (REAL)0;
-  if (converged)
-    result = l1mc_newton_accept(x, start, b1, b2, r1, r2, tolerance);
-  result.iterations = k;
-  return result;
+  const L1MCVec ray = l1mc_direction(rho, b1, b2);
+  const REAL rayNorm = l1mc_norm(ray);
+  const L1MC_MASK useB1 = !(rayNorm > (REAL)0);
+  const L1MCVec c = l1mc_vec(useB1 ? b1.x : ray.x, useB1 ? b1.y : ray.y);
+  const REAL cn = useB1 ? l1mc_norm(b1) : rayNorm;
+  const L1MC_MASK none = !(cn > (REAL)0);
+  return l1mc_vec(none ? rho : rho * c.x / cn, none ? (REAL)0 : rho * c.y / cn);
 }
 
 // bisection(Psi, [a, b], tolerance) of Algorithm 2 [Myllykoski2015a, §4.1]:
@@ -114,22 +84,26 @@ inline L1MCNewton l1mc_newton(L1MCVec from, L1MCVec start, L1MCVec b1, L1MCVec b
 // keeps Psi'(lo) < 0 <= Psi'(hi). When Psi' >= 0 at a the interval's
 // candidate is a, when Psi' <= 0 at b it is b (the neighbouring interval, or
 // the last one's bound, holds the minimiser then). The iteration count
-// ceil(log2((b - a) / tolerance)) depends only on the interval, so on a GPU
-// every lane of a work-group runs the same loop for the bounded intervals.
+// ceil(log2((b - a) / tolerance)) depends only on the interval, so the lanes of
+// a GPU warp or of a vector run the same loop for the bounded intervals; a lane
+// whose count is reached keeps its bracket (masked) while others go on.
 inline REAL l1mc_bisection(REAL a, REAL b, REAL tolerance, L1MCVec b1, L1MCVec b2, REAL r1, REAL r2)
 {
   const REAL da = l1mc_psi_derivative(a, b1, b2, r1, r2);
   const REAL db = l1mc_psi_derivative(b, b1, b2, r1, r2);
   const REAL width = b - a;
-  const int steps = width > tolerance ? (int)fmin(ceil(log2(width / tolerance)), (REAL)L1MC_BISECTION_CAP) : 0;
+  const REAL steps =
+    width > tolerance ? fmin(ceil(log2(width / tolerance)), (REAL)L1MC_BISECTION_CAP) : (REAL)0;
   REAL lo = a, hi = b;
-  for (int k = 0; k < steps; ++k)
+  for (int k = 0; k < L1MC_BISECTION_CAP; ++k)
   {
+    const L1MC_MASK active = (REAL)k < steps;
+    if (!L1MC_ANY(active))
+      break;
     const REAL m = (REAL)0.5 * (lo + hi);
-    if (l1mc_psi_derivative(m, b1, b2, r1, r2) < (REAL)0)
-      lo = m;
-    else
-      hi = m;
+    const L1MC_MASK down = l1mc_psi_derivative(m, b1, b2, r1, r2) < (REAL)0;
+    lo = (active & down) ? m : lo;
+    hi = (active & !down) ? m : hi;
   }
   const REAL inside = (REAL)0.5 * (lo + hi);
   return da >= (REAL)0 ? a : (db <= (REAL)0 ? b : inside);
@@ -160,11 +134,9 @@ inline REAL l1mc_algorithm2_radius(L1MCVec b1, L1MCVec b2, REAL r1, REAL r2, int
       b = fmax((REAL)2 * a, l1mc_radius_bound(b1, b2, r1));
     const REAL s = l1mc_bisection(a, b, coarse, b1, b2, r1, r2);
     const REAL value = l1mc_psi(s, b1, b2, r1, r2);
-    if (value < bestValue)
-    {
-      best = s;
-      bestValue = value;
-    }
+    const L1MC_MASK better = value < bestValue;
+    best = better ? s : best;
+    bestValue = better ? value : bestValue;
     a = b;
     b = (REAL)4 * b;
   }
@@ -176,40 +148,12 @@ inline REAL l1mc_algorithm2_radius(L1MCVec b1, L1MCVec b2, REAL r1, REAL r2, int
 // tie, NaN never chosen).
 inline L1MCVec l1mc_select(L1MCVec first, L1MCVec second, L1MCVec third, L1MCVec b1, L1MCVec b2, REAL r1, REAL r2)
 {
-  L1MCVec best = first;
-  REAL bestValue = l1mc_phi(first, b1, b2, r1, r2);
+  const REAL v1 = l1mc_phi(first, b1, b2, r1, r2);
   const REAL v2 = l1mc_phi(second, b1, b2, r1, r2);
-  if (v2 < bestValue || !(bestValue == bestValue))
-  {
-    best = second;
-    bestValue = v2;
-  }
-  if (l1mc_phi(third, b1, b2, r1, r2) < bestValue || !(bestValue == bestValue))
-    best = third;
-  return best;
-}
-
-// The first half on a GPU: Newton on p1 from `from` (p1^n = `previous`, or Newton's point after earlier steps
-// from it). When accepted, p is the new p1 (the better of the Newton point and p1^n, eq. (4.1) without the
-// bisection candidate, which is not computed); otherwise p is Newton's last iterate, which l1mc_fallback needs.
-// b1 = b2 = 0 gives p1 = 0 (Phi >= 0 = Phi(0)).
-inline L1MCNewton l1mc_newton_step(L1MCVec b1, L1MCVec b2, L1MCVec from, L1MCVec previous, REAL r1, REAL r2,
-                                   REAL tolerance, int maxIterations)
-{
-  if (b1.x == (REAL)0 && b1.y == (REAL)0 && b2.x == (REAL)0 && b2.y == (REAL)0)
-  {
-    L1MCNewton zero;
-    zero.p = l1mc_vec((REAL)0, (REAL)0);
-    zero.accepted = 1;
-    zero.iterations = 0;
-    zero.value = (REAL)0;
-    zero.startValue = (REAL)0;
-    return zero;
-  }
-  L1MCNewton n = l1mc_newton(from, previous, b1, b2, r1, r2, tolerance, maxIterations);
-  if (n.accepted && n.startValue < n.value)
-    n.p = previous;
-  return n;
+  const L1MC_MASK take2 = (v2 < v1) | !(v1 == v1);
+  const REAL bestValue = take2 ? v2 : v1;
+  const L1MC_MASK take3 = (l1mc_phi(third, b1, b2, r1, r2) < bestValue) | !(bestValue == bestValue);
+  return l1mc_vec(take3 ? third.x : (take2 ? second.x : first.x), take3 ? third.y : (take2 ? second.y : first.y));
 }
 
 // The second half on a GPU, for the triangles whose Newton step was not
@@ -222,13 +166,67 @@ inline L1MCVec l1mc_fallback(L1MCVec b1, L1MCVec b2, L1MCVec newton, L1MCVec pre
   return l1mc_select(newton, l1mc_point_at_radius(rho, b1, b2), previous, b1, b2, r1, r2);
 }
 
+#ifndef L1MC_LANE_REAL
+// Newton's method on (3.20) from `start` [Myllykoski2015a, §4.1]: at most maxIterations full steps, stopping when
+// l1mc_newton_converged; accepted when it stopped that way at a finite point that passes l1mc_newton_accept. The
+// paper gives no tolerance or cap; gpurL1MCTriangle.h holds the defaults and why. The returned point is the last
+// iterate (the start when Newton overflowed), which (4.1) still considers.
+inline L1MCNewton l1mc_newton(L1MCVec start, L1MCVec b1, L1MCVec b2, REAL r1, REAL r2, REAL tolerance,
+                              int maxIterations)
+{
+  L1MCVec x = start;
+  int converged = 0;
+  int k = 0;
+  for (; k < maxIterations && !converged; ++k)
+  {
+    const L1MCVec step = l1mc_newton_direction(x, b1, b2, r1, r2);
+    x = l1mc_vec(x.x + step.x, x.y + step.y);
+    if (!l1mc_finite(x))
+      break;
+    converged = l1mc_newton_converged(step, x, tolerance);
+  }
+  L1MCNewton result;
+  result.p = l1mc_finite(x) ? x : start;
+  result.accepted = 0;
+  result.value = (REAL)0;
+  result.startValue = (REAL)0;
+  if (converged)
+    result = l1mc_newton_accept(x, start, b1, b2, r1, r2, tolerance);
+  result.iterations = k;
+  return result;
+}
+
+// The first half on a GPU: Newton from p1^n (`previous`). When accepted, p is
+// the new p1 (the better of the Newton point and p1^n, eq. (4.1) without the
+// bisection candidate, which is not computed); otherwise p is Newton's last
+// iterate, which l1mc_fallback needs. b1 = b2 = 0 gives p1 = 0 (Phi >= 0 = Phi(0)).
+inline L1MCNewton l1mc_newton_step(L1MCVec b1, L1MCVec b2, L1MCVec previous, REAL r1, REAL r2, REAL tolerance,
+                                   int maxIterations)
+{
+  if (b1.x == (REAL)0 && b1.y == (REAL)0 && b2.x == (REAL)0 && b2.y == (REAL)0)
+  {
+    L1MCNewton zero;
+    zero.p = l1mc_vec((REAL)0, (REAL)0);
+    zero.accepted = 1;
+    zero.iterations = 0;
+    zero.value = (REAL)0;
+    zero.startValue = (REAL)0;
+    return zero;
+  }
+  L1MCNewton n = l1mc_newton(previous, b1, b2, r1, r2, tolerance, maxIterations);
+  if (n.accepted && n.startValue < n.value)
+    n.p = previous;
+  return n;
+}
+
 // The whole of Sub #1 on one triangle (the CPU reference): the new p1 in p,
 // and whether Newton was accepted.
 inline L1MCNewton l1mc_solve(L1MCVec b1, L1MCVec b2, L1MCVec previous, REAL r1, REAL r2, REAL newtonTolerance,
                              int newtonIterations, int eta, REAL coarse, REAL fine)
 {
-  L1MCNewton n = l1mc_newton_step(b1, b2, previous, previous, r1, r2, newtonTolerance, newtonIterations);
+  L1MCNewton n = l1mc_newton_step(b1, b2, previous, r1, r2, newtonTolerance, newtonIterations);
   if (!n.accepted)
     n.p = l1mc_fallback(b1, b2, n.p, previous, r1, r2, eta, coarse, fine);
   return n;
 }
+#endif

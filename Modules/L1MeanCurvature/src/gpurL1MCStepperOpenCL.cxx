@@ -6,9 +6,10 @@
 // context, and every kernel runs on its in-order compute queue: Sub #1 as a
 // Newton kernel over all squares that appends its failures to a work list
 // plus a fixed-size fallback kernel striding over that list [Myllykoski2015b,
-// §3.1] (on CPU drivers the Newton kernel of l1mc_sub1_lanes.cl, vectors of
-// squares per work-item: UsesLanes); Sub #2 directly (PSCRSolver::EnqueueSolve of the interior
-// Helmholtz problem of gpurL1MCSub2.h between two kernels, then the residual
+// §3.1] (on CPU drivers the kernels of l1mc_sub1_lanes.cl instead, vectors
+// of squares or of listed triangles per work-item: UsesLanes); Sub #2
+// directly (PSCRSolver::EnqueueSolve of the interior Helmholtz problem of
+// gpurL1MCSub2.h between two kernels, then the residual
 // check) or as CG with every scalar on the device (the budget of
 // CGBudget enqueued, steps after convergence return at once); Sub #3 a
 // pointwise kernel; Sub #4 the right-hand side, PSCRSolver::EnqueueSolve and
@@ -42,12 +43,14 @@ namespace
 {
 
 /**
- * Whether Sub #1's Newton half runs as l1mc_sub1_newton_lanes (vectors of
- * squares per work-item, for CPU drivers, which do not vectorise
- * l1mc_sub1_newton across work-items) rather than l1mc_sub1_newton (a square
- * per work-item, for GPUs): on CPU devices, unless $ITKGPUR_L1MC_NEWTON says
- * "lanes" or "scalar" (so that either can be tested, or timed, on any device).
- * Both give the same p1.
+ * Whether Sub #1 runs as l1mc_sub1_newton_lanes, l1mc_sub1_continue_lanes and
+ * l1mc_sub1_fallback_lanes (vectors of squares or of listed triangles per
+ * work-item, for CPU drivers,
+ * which do not vectorise the per-triangle kernels across work-items) rather
+ * than l1mc_sub1_newton and l1mc_sub1_fallback (a triangle per work-item, for
+ * GPUs): on CPU devices, unless $ITKGPUR_L1MC_NEWTON says "lanes" or "scalar"
+ * (so that either can be tested, or timed, on any device). Both give the same
+ * p1.
  */
 bool
 UsesLanes(const DeviceInfo & device)
@@ -173,6 +176,7 @@ public:
                                "l1mc_measure",
                                "l1mc_finish" })
       m_Kernels.emplace_back(program.MakeKernel(name));
+    m_ListCapacity = 2 * m_N;
     if (UsesLanes(m_Context.Info()))
     {
       const int lanes = isDouble ? kLanesDouble : kLanesFloat;
@@ -181,14 +185,19 @@ public:
         BuildProgram(m_Context,
                      ProgramSpec("L1-mean-curvature denoising (Sub #1 on vectors)", isDouble)
                        .Core({ "gpur_common.cl" })
-                       .Module(kernels::l1mc::Find, { "l1mc_newton.cl", "l1mc_sub1_lanes.cl" })
+                       .Module(kernels::l1mc::Find, { "l1mc_newton.cl", "l1mc_triangle.cl", "l1mc_sub1_lanes.cl" })
                        .Define("L1MC_LANES", std::to_string(lanes))
                        .Define("L1MC_LANE_SCALAR", scalar)
                        .Define("L1MC_LANE_REAL", scalar + std::to_string(lanes))
                        .Define("L1MC_LANE_MASK", (isDouble ? "long" : "int") + std::to_string(lanes)));
       m_Lanes.emplace_back(lanesProgram.MakeKernel("l1mc_sub1_newton_lanes"));
+      m_Lanes.emplace_back(lanesProgram.MakeKernel("l1mc_sub1_continue_lanes"));
+      m_Lanes.emplace_back(lanesProgram.MakeKernel("l1mc_sub1_fallback_lanes"));
       const std::size_t items = (m_N + lanes - 1) / lanes;
       m_LanesGlobal = (items + m_Group - 1) / m_Group * m_Group;
+      // Two ends of 2 N entries each: every triangle fails at most once (bottom) and is cut short at most once
+      // (top), so they never meet.
+      m_ListCapacity = 4 * m_N;
     }
     m_Global = (m_N + m_Group - 1) / m_Group * m_Group;
     m_Groups = m_Global / m_Group;
@@ -198,7 +207,8 @@ public:
     // and Ad), the work list, Z, the per-item values of the sums (2 doubles).
     const std::uint64_t bytes =
       (7 + 3 * 2 + (m_Sub4.Exact() ? 4 : 0) + (m_Sub2 ? 1 : 0)) * std::uint64_t(m_N) * sizeof(Real) +
-      (m_Sub2 ? 6 : 8) * 4 * std::uint64_t(m_Plane) * sizeof(Real) + (8 + 16) * std::uint64_t(m_N);
+      (m_Sub2 ? 6 : 8) * 4 * std::uint64_t(m_Plane) * sizeof(Real) +
+      std::uint64_t(m_ListCapacity) * (sizeof(cl_int) + 2 * sizeof(Real)) + 16 * std::uint64_t(m_N);
     m_Context.CheckMemory(bytes,
                           4 * m_Plane * sizeof(Real),
                           "L1-mean-curvature denoising of " + std::to_string(m_Mesh.nx) + "x" +
@@ -218,9 +228,9 @@ public:
     }
     if (m_Sub2)
       m_T = DeviceBuffer<Real>(m_Context, m_Sub2->Count());
-    m_ListTriangle = DeviceBuffer<cl_int>(m_Context, 2 * m_N);
-    m_ListPoint = DeviceBuffer<Real>(m_Context, 4 * m_N);
-    m_ListCount = DeviceBuffer<cl_int>(m_Context, 2); // entries; continued Newton runs accepted
+    m_ListTriangle = DeviceBuffer<cl_int>(m_Context, m_ListCapacity);
+    m_ListPoint = DeviceBuffer<Real>(m_Context, 2 * m_ListCapacity);
+    m_ListCount = DeviceBuffer<cl_int>(m_Context, 3); // failures (bottom); unused; runs to continue (top)
     m_Partials = DeviceBuffer<double>(m_Context, MeasureWidth * m_Groups);
     // CG's dot products: one value per vertex index (two for the start).
     m_Items = DeviceBuffer<double>(m_Context, 2 * m_N);
@@ -374,23 +384,33 @@ private:
   {
     const L1MCTriangleSettings<Real> settings = Settings();
     m_ListCount.Fill(Queue(), cl_int(0));
-    // Newton steps taken by the first kernel; the fallback kernel continues the runs it cut short.
-    int steps = settings.newtonIterations;
     if (m_Lanes.empty())
-      EnqueueSub1(Get(K::Sub1Newton), cl::NDRange(m_Global), settings.newtonTolerance, cl_int(steps));
-    else
     {
-      steps = std::max(0, std::min(kLaneSteps, settings.newtonIterations));
       EnqueueSub1(
-        m_Lanes.front(), cl::NDRange(m_LanesGlobal), cl_int(m_Plane), settings.newtonTolerance, cl_int(steps));
+        Get(K::Sub1Newton), cl::NDRange(m_Global), settings.newtonTolerance, cl_int(settings.newtonIterations));
+      EnqueueSub1(Get(K::Sub1Fallback),
+                  cl::NDRange(m_Fallback),
+                  cl_int(settings.eta),
+                  settings.coarseTolerance,
+                  settings.fineTolerance);
+      return;
     }
-    EnqueueSub1(Get(K::Sub1Fallback),
+    // On vectors: Newton's first steps, the runs cut short continued, then Algorithm 2 on the failures.
+    const int steps = std::max(0, std::min(kLaneSteps, settings.newtonIterations));
+    const cl_int plane = cl_int(m_Plane), capacity = cl_int(m_ListCapacity);
+    EnqueueSub1(m_Lanes[0], cl::NDRange(m_LanesGlobal), plane, capacity, settings.newtonTolerance, cl_int(steps));
+    EnqueueSub1(m_Lanes[1],
                 cl::NDRange(m_Fallback),
-                cl_int(settings.eta),
-                settings.coarseTolerance,
-                settings.fineTolerance,
+                plane,
+                capacity,
                 settings.newtonTolerance,
                 cl_int(settings.newtonIterations - steps));
+    EnqueueSub1(m_Lanes[2],
+                cl::NDRange(m_Fallback),
+                plane,
+                cl_int(settings.eta),
+                settings.coarseTolerance,
+                settings.fineTolerance);
   }
   /**
    * A Sub #1 kernel (kernels/l1mc_sub.cl, l1mc_sub1_lanes.cl): each takes the fields and r1, r2,
@@ -648,7 +668,9 @@ private:
   std::size_t m_Group = 64, m_Global = 0, m_Groups = 0, m_Fallback = 0, m_SumGroups = 1, m_LanesGlobal = 0;
   std::size_t m_MeasureSpan = 1, m_MeasureGroups = 0; ///< l1mc_measure: vertices per work-item, work-groups
   std::vector<Kernel> m_Kernels;
-  std::vector<Kernel> m_Lanes; ///< l1mc_sub1_newton_lanes where UsesLanes, else empty
+  /** l1mc_sub1_newton_lanes, l1mc_sub1_continue_lanes and l1mc_sub1_fallback_lanes where UsesLanes, else empty. */
+  std::vector<Kernel> m_Lanes;
+  std::size_t m_ListCapacity = 0; ///< work-list entries: 2 N, or 4 N with the lanes (two ends)
   DeviceBuffer<Real> m_F, m_U, m_Psi, m_L3, m_V, m_Rhs, m_Y, m_T;
   DeviceBuffer<Real> m_P1, m_P2, m_P3, m_L1, m_L2, m_R, m_D, m_Ad, m_Z, m_ListPoint;
   DeviceBuffer<cl_int> m_ListTriangle, m_ListCount;

@@ -45,6 +45,7 @@ using std::sqrt;
 #undef L1MC_COLLINEARITY_TOLERANCE
 #undef L1MC_BISECTION_CAP
 #undef L1MC_MASK
+#undef L1MC_ANY
 
 /**
  * The parameters of Sub #1 that the paper leaves open or derives from h

@@ -16,9 +16,8 @@ __kernel void l1mc_test_newton(__global const REAL * problem, __global REAL * p,
   if (i >= draws)
     return;
   __global const REAL * q = problem + 8 * i;
-  const L1MCVec previous = l1mc_vec(q[4], q[5]);
-  const L1MCNewton n =
-    l1mc_newton_step(l1mc_vec(q[0], q[1]), l1mc_vec(q[2], q[3]), previous, previous, q[6], q[7], tolerance, iterations);
+  const L1MCNewton n = l1mc_newton_step(l1mc_vec(q[0], q[1]), l1mc_vec(q[2], q[3]), l1mc_vec(q[4], q[5]), q[6], q[7],
+                                        tolerance, iterations);
   p[2 * i] = n.p.x;
   p[2 * i + 1] = n.p.y;
   accepted[i] = n.accepted;
