@@ -26,6 +26,11 @@
 #  define L1MC_MASK int
 #  define L1MC_ANY(mask) (mask)
 #endif
+// L1MC_UNROLL: a full-unroll pragma for the loop of l1mc_lanes_steps where the includer has one (GCC needs the
+// loop gone to vectorise the CPU reference's loop over lanes around it); none otherwise.
+#ifndef L1MC_UNROLL
+#  define L1MC_UNROLL
+#endif
 
 // A 2-vector (OpenCL's REAL2 is not C++).
 typedef struct
@@ -209,4 +214,61 @@ inline void l1mc_square_gradients(REAL u00, REAL u10, REAL u01, REAL u11, REAL i
   g[1] = (u11 - u10) * ihy;
   g[2] = (u11 - u01) * ihx;
   g[3] = (u01 - u00) * ihy;
+}
+
+// Newton on many triangles at once ("lanes": the CPU reference's vectorised batch, whose REAL is a scalar in a
+// loop the compiler vectorises, and CPU drivers' kernels, whose REAL is an OpenCL vector): every lane takes the
+// same instructions, a converged lane a zero step, so that l1mc_newton's data-dependent loop becomes
+// straight-line code. Passes of at most L1MC_LANE_STEPS steps: from the previous p1, Newton converges within 5
+// on about 96 % of an image's triangles (3 steps 16 %, 4 steps 66 %, 5 steps 13 %, natural image at 512^2); the
+// runs still going continue in a further pass.
+#define L1MC_LANE_STEPS 5
+
+// A run of Newton on lanes: the point and whether it has converged.
+typedef struct
+{
+  L1MCVec x;
+  L1MC_MASK converged;
+} L1MCLaneRun;
+
+// What the run came to (l1mc_lanes_outcome): p, the answer where settled, else Newton's point (the start where
+// it overflowed); settled: Newton accepted, or b1 = b2 = 0 (whose minimiser is 0); running: not converged yet.
+typedef struct
+{
+  L1MCVec p;
+  L1MC_MASK settled;
+  L1MC_MASK running;
+} L1MCLanes;
+
+// `steps` (at most L1MC_LANE_STEPS) further steps of l1mc_newton on every lane of the run, with its arithmetic.
+inline L1MCLaneRun l1mc_lanes_steps(L1MCLaneRun run, int steps, L1MCVec b1, L1MCVec b2, REAL r1, REAL r2,
+                                    REAL tolerance)
+{
+  L1MC_UNROLL
+  for (int k = 0; k < L1MC_LANE_STEPS; ++k)
+  {
+    const L1MC_MASK active = k < steps ? !run.converged : (L1MC_MASK)0;
+    const L1MCVec step = l1mc_newton_direction(run.x, b1, b2, r1, r2);
+    const L1MCVec taken = l1mc_vec(active ? step.x : (REAL)0, active ? step.y : (REAL)0);
+    run.x = l1mc_vec(run.x.x + taken.x, run.x.y + taken.y);
+    run.converged |= active & l1mc_newton_converged(taken, run.x, tolerance);
+  }
+  return run;
+}
+
+// The acceptance test of the run's point against `start` (p1^n) and the choice of l1mc_newton_step (eq. (4.1)
+// without the bisection candidate: the better of Newton's point and p1^n), with their arithmetic.
+inline L1MCLanes l1mc_lanes_outcome(L1MCLaneRun run, L1MCVec start, L1MCVec b1, L1MCVec b2, REAL r1, REAL r2,
+                                    REAL tolerance)
+{
+  const L1MC_MASK finite = l1mc_finite(run.x);
+  const L1MCNewton a = l1mc_newton_accept(run.x, start, b1, b2, r1, r2, tolerance);
+  const L1MC_MASK zero = (b1.x == (REAL)0) & (b1.y == (REAL)0) & (b2.x == (REAL)0) & (b2.y == (REAL)0);
+  const L1MC_MASK accepted = run.converged & finite & a.accepted;
+  const L1MC_MASK keepStart = (accepted & (a.startValue < a.value)) | !finite;
+  L1MCLanes r;
+  r.p = l1mc_vec(zero ? (REAL)0 : (keepStart ? start.x : run.x.x), zero ? (REAL)0 : (keepStart ? start.y : run.x.y));
+  r.settled = zero | accepted;
+  r.running = finite & !run.converged;
+  return r;
 }

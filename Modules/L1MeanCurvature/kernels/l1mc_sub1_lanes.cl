@@ -30,39 +30,16 @@ inline REAL l1mc_lanes_load(__global const l1mc_scalar * a, int first, int end)
   return L1MC_VLOAD(0, part);
 }
 
-// What a vector of Newton runs left (l1mc_lanes_newton): the answer where settled, else Newton's point (the
-// start where it overflowed); settled: Newton accepted, or b1 = b2 = 0 (whose minimiser is 0); running: not
-// converged in the steps taken.
-typedef struct
+// `steps` Newton steps from `from` then the outcome (l1mc_newton.cl), the runs continued in passes.
+inline L1MCLanes l1mc_lanes_newton(L1MCVec b1, L1MCVec b2, L1MCVec start, L1MCVec from, int steps, REAL r1, REAL r2,
+                                   REAL tolerance)
 {
-  L1MCVec p;
-  L1MC_MASK settled;
-  L1MC_MASK running;
-} L1MCLanes;
-
-// `steps` steps of l1mc_newton on every lane from x (lanes whose `converged` is set take none), then the
-// acceptance test against `start` (p1^n) and the choice of l1mc_newton_step, with the same arithmetic.
-inline L1MCLanes l1mc_lanes_newton(L1MCVec b1, L1MCVec b2, L1MCVec start, L1MCVec x, L1MC_MASK converged, int steps,
-                                   REAL r1, REAL r2, REAL tolerance)
-{
-  for (int k = 0; k < steps; ++k)
-  {
-    const L1MCVec step = l1mc_newton_direction(x, b1, b2, r1, r2);
-    const L1MCVec taken = l1mc_vec(converged ? (REAL)0 : step.x, converged ? (REAL)0 : step.y);
-    x = l1mc_vec(x.x + taken.x, x.y + taken.y);
-    converged |= l1mc_newton_converged(taken, x, tolerance);
-  }
-  const L1MC_MASK finite = l1mc_finite(x);
-  const L1MCNewton a = l1mc_newton_accept(x, start, b1, b2, r1, r2, tolerance);
-  const L1MC_MASK zero = (b1.x == (REAL)0) & (b1.y == (REAL)0) & (b2.x == (REAL)0) & (b2.y == (REAL)0);
-  const L1MC_MASK accepted = converged & finite & a.accepted;
-  // eq. (4.1) without the bisection candidate, as l1mc_newton_step; Newton's point is p1^n where it overflowed.
-  const L1MC_MASK keepStart = (accepted & (a.startValue < a.value)) | !finite;
-  L1MCLanes r;
-  r.p = l1mc_vec(zero ? (REAL)0 : (keepStart ? start.x : x.x), zero ? (REAL)0 : (keepStart ? start.y : x.y));
-  r.settled = zero | accepted;
-  r.running = finite & !converged;
-  return r;
+  L1MCLaneRun run;
+  run.x = from;
+  run.converged = (L1MC_MASK)0;
+  for (int done = 0; done < steps; done += L1MC_LANE_STEPS)
+    run = l1mc_lanes_steps(run, min(L1MC_LANE_STEPS, steps - done), b1, b2, r1, r2, tolerance);
+  return l1mc_lanes_outcome(run, start, b1, b2, r1, r2, tolerance);
 }
 
 // What l1mc_sub1_newton does for squares first .. first + L1MC_LANES - 1 of the flattened index v = y nx + x
@@ -70,7 +47,7 @@ inline L1MCLanes l1mc_lanes_newton(L1MCVec b1, L1MCVec b2, L1MCVec start, L1MCVe
 // b1 = b2 = 0) gets its p1 and p2. The others keep p1^n and go, as 2 v + t with Newton's point, to one of the
 // two ends of the work list (`capacity` entries): from the bottom where Newton failed (overflow, or a point that
 // fails the acceptance test; counted in listCount[0], for l1mc_sub1_fallback_lanes), from the top where it has
-// not converged in `steps` steps (listCount[2], for l1mc_sub1_continue_lanes). The triangle fields' planes are
+// not converged in `steps` steps (listCount[1], for l1mc_sub1_continue_lanes). The triangle fields' planes are
 // `plane` >= nx ny + 80 entries apart, so a vector read past the last square stays inside.
 __kernel void l1mc_sub1_newton_lanes(__global const l1mc_scalar * u, __global l1mc_scalar * p1,
                                      __global l1mc_scalar * p2, __global const l1mc_scalar * p3,
@@ -98,7 +75,7 @@ __kernel void l1mc_sub1_newton_lanes(__global const l1mc_scalar * u, __global l1
     const L1MCVec b2 =
       l1mc_vec(r2 * L1MC_VLOAD(0, p3 + ix) - L1MC_VLOAD(0, l2 + ix), r2 * L1MC_VLOAD(0, p3 + iy) - L1MC_VLOAD(0, l2 + iy));
     const L1MCVec start = l1mc_vec(L1MC_VLOAD(0, p1 + ix), L1MC_VLOAD(0, p1 + iy));
-    const L1MCLanes n = l1mc_lanes_newton(b1, b2, start, start, (L1MC_MASK)0, steps, r1, r2, tolerance);
+    const L1MCLanes n = l1mc_lanes_newton(b1, b2, start, start, steps, r1, r2, tolerance);
     const REAL px = n.p.x, py = n.p.y;
     const L1MC_MASK settled = n.settled;
     const REAL s = (REAL)1 / sqrt((REAL)1 + px * px + py * py);
@@ -131,7 +108,7 @@ __kernel void l1mc_sub1_newton_lanes(__global const l1mc_scalar * u, __global l1
         p2[iy + j] = qy[j];
         continue;
       }
-      const int k = running[j] ? capacity - 1 - atomic_inc(listCount + 2) : atomic_inc(listCount);
+      const int k = running[j] ? capacity - 1 - atomic_inc(listCount + 1) : atomic_inc(listCount);
       listTriangle[k] = 2 * v + t;
       listPoint[2 * k] = lx[j];
       listPoint[2 * k + 1] = ly[j];
@@ -220,7 +197,7 @@ inline void l1mc_lanes_store(__global l1mc_scalar * p1, __global l1mc_scalar * p
 }
 
 // Newton continued, on vectors, on the runs l1mc_sub1_newton_lanes cut short (the top of the work list,
-// listCount[2] entries) for up to `remaining` steps, as l1mc_newton_step continues from Newton's point: the
+// listCount[1] entries) for up to `remaining` steps, as l1mc_newton_step continues from Newton's point: the
 // accepted ones get their p1 and p2, the others join the bottom of the list (listCount[0]) with Newton's last
 // point for l1mc_sub1_fallback_lanes. A fixed launch whose work-items stride over the list.
 __kernel void l1mc_sub1_continue_lanes(__global const l1mc_scalar * u, __global l1mc_scalar * p1,
@@ -231,14 +208,14 @@ __kernel void l1mc_sub1_continue_lanes(__global const l1mc_scalar * u, __global 
                                        __global int * listCount, __global int * listTriangle,
                                        __global l1mc_scalar * listPoint)
 {
-  const int count = listCount[2];
+  const int count = listCount[1];
   const REAL r1 = (REAL)r1s, r2 = (REAL)r2s, tolerance = (REAL)tolerances;
   for (int first = L1MC_LANES * (int)get_global_id(0); first < count; first += L1MC_LANES * (int)get_global_size(0))
   {
     const L1MCListed t = l1mc_lanes_listed(u, p1, p3, l1, l2, nx, plane, (REAL)ihx, (REAL)ihy, r1, r2, listTriangle,
                                            listPoint, first, count, capacity - 1);
     const L1MCLanes n =
-      l1mc_lanes_newton(t.b1, t.b2, t.previous, t.listed, (L1MC_MASK)0, remaining, r1, r2, tolerance);
+      l1mc_lanes_newton(t.b1, t.b2, t.previous, t.listed, remaining, r1, r2, tolerance);
     l1mc_lanes_store(p1, p2, plane, &t, n.p, n.settled, first, count);
     l1mc_scalar ox[L1MC_LANES], oy[L1MC_LANES];
     int settled[L1MC_LANES];

@@ -43,14 +43,13 @@ namespace
 {
 
 /**
- * Whether Sub #1 runs as l1mc_sub1_newton_lanes, l1mc_sub1_continue_lanes and
- * l1mc_sub1_fallback_lanes (vectors of squares or of listed triangles per
- * work-item, for CPU drivers,
- * which do not vectorise the per-triangle kernels across work-items) rather
- * than l1mc_sub1_newton and l1mc_sub1_fallback (a triangle per work-item, for
- * GPUs): on CPU devices, unless $ITKGPUR_L1MC_NEWTON says "lanes" or "scalar"
- * (so that either can be tested, or timed, on any device). Both give the same
- * p1.
+ * Whether Sub #1 runs as l1mc_sub1_newton_lanes, l1mc_sub1_continue_lanes
+ * and l1mc_sub1_fallback_lanes (vectors of squares or of listed triangles per
+ * work-item, for CPU drivers, which do not vectorise the per-triangle kernels
+ * across work-items) rather than l1mc_sub1_newton and l1mc_sub1_fallback (a
+ * triangle per work-item, for GPUs): on CPU devices, unless
+ * $ITKGPUR_L1MC_NEWTON says "lanes" or "scalar" (so that either can be
+ * tested, or timed, on any device). Both give the same p1.
  */
 bool
 UsesLanes(const DeviceInfo & device)
@@ -71,9 +70,6 @@ UsesLanes(const DeviceInfo & device)
  */
 constexpr int kLanesDouble = 8;
 constexpr int kLanesFloat = 16;
-
-/** Newton steps of l1mc_sub1_newton_lanes: the rest, up to the cap, continue in the fallback kernel. */
-constexpr int kLaneSteps = 5;
 
 /**
  * Vertices per work-item of l1mc_measure on CPU drivers (GPUs: 1). PoCL runs a
@@ -230,7 +226,7 @@ public:
       m_T = DeviceBuffer<Real>(m_Context, m_Sub2->Count());
     m_ListTriangle = DeviceBuffer<cl_int>(m_Context, m_ListCapacity);
     m_ListPoint = DeviceBuffer<Real>(m_Context, 2 * m_ListCapacity);
-    m_ListCount = DeviceBuffer<cl_int>(m_Context, 3); // failures (bottom); unused; runs to continue (top)
+    m_ListCount = DeviceBuffer<cl_int>(m_Context, 2); // failures (bottom); with the lanes, runs to continue (top)
     m_Partials = DeviceBuffer<double>(m_Context, MeasureWidth * m_Groups);
     // CG's dot products: one value per vertex index (two for the start).
     m_Items = DeviceBuffer<double>(m_Context, 2 * m_N);
@@ -396,7 +392,7 @@ private:
       return;
     }
     // On vectors: Newton's first steps, the runs cut short continued, then Algorithm 2 on the failures.
-    const int steps = std::max(0, std::min(kLaneSteps, settings.newtonIterations));
+    const int steps = std::max(0, std::min(kL1MCLaneNewtonSteps, settings.newtonIterations));
     const cl_int plane = cl_int(m_Plane), capacity = cl_int(m_ListCapacity);
     EnqueueSub1(m_Lanes[0], cl::NDRange(m_LanesGlobal), plane, capacity, settings.newtonTolerance, cl_int(steps));
     EnqueueSub1(m_Lanes[1],

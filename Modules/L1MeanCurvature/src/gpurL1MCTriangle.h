@@ -14,6 +14,14 @@
 namespace gpur
 {
 
+// The loop of l1mc_lanes_steps unrolled, so that the batch's loop over lanes around it (gpurL1MCTriangleBatch.cxx)
+// is innermost, which is the loop GCC vectorises.
+#if defined(__clang__)
+#define L1MC_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__)
+#define L1MC_UNROLL _Pragma("GCC unroll 8")
+#endif
+
 /** The .cl functions on float (l1mc_float) and on double (l1mc_double). */
 namespace l1mc_float
 {
@@ -41,11 +49,15 @@ using std::sqrt;
 #include "../kernels/l1mc_triangle.cl"
 #undef REAL
 } // namespace l1mc_double
+/** Newton steps per pass on lanes (L1MC_LANE_STEPS of l1mc_newton.cl, where the figures behind it are). */
+constexpr int kL1MCLaneNewtonSteps = L1MC_LANE_STEPS;
 #undef L1MC_HUGE
 #undef L1MC_COLLINEARITY_TOLERANCE
 #undef L1MC_BISECTION_CAP
 #undef L1MC_MASK
 #undef L1MC_ANY
+#undef L1MC_UNROLL
+#undef L1MC_LANE_STEPS
 
 /**
  * The parameters of Sub #1 that the paper leaves open or derives from h
@@ -121,18 +133,14 @@ Vec(double x, double y)
 }
 // The .cl functions by overloading on the vector type.
 using l1mc_double::l1mc_fallback;
-using l1mc_double::l1mc_finite;
-using l1mc_double::l1mc_newton_accept;
-using l1mc_double::l1mc_newton_converged;
-using l1mc_double::l1mc_newton_direction;
+using l1mc_double::l1mc_lanes_outcome;
+using l1mc_double::l1mc_lanes_steps;
 using l1mc_double::l1mc_phi;
 using l1mc_double::l1mc_psi;
 using l1mc_double::l1mc_solve;
 using l1mc_float::l1mc_fallback;
-using l1mc_float::l1mc_finite;
-using l1mc_float::l1mc_newton_accept;
-using l1mc_float::l1mc_newton_converged;
-using l1mc_float::l1mc_newton_direction;
+using l1mc_float::l1mc_lanes_outcome;
+using l1mc_float::l1mc_lanes_steps;
 using l1mc_float::l1mc_phi;
 using l1mc_float::l1mc_psi;
 using l1mc_float::l1mc_solve;

@@ -39,11 +39,11 @@ enum LaneState : int
   kLaneRunning = 2
 };
 
-// Up to `steps` (at most kL1MCLaneNewtonSteps) further steps of l1mc_newton on every lane from (x, y), then
-// l1mc_newton_step's acceptance and choice, without a branch on the data: a converged lane takes zero steps.
+// Up to `steps` (at most kL1MCLaneNewtonSteps) further steps of l1mc_newton on every lane from (x, y), then the
+// outcome (l1mc_lanes_steps, l1mc_lanes_outcome of l1mc_newton.cl, the same functions as CPU drivers' kernels).
 // (sx, sy) is the previous p1, the start of Newton's first pass. (x, y) becomes the answer where settled, else
 // Newton's point (the start where it overflowed), as the scalar l1mc_newton leaves it.
-template<typename Vec, typename Real>
+template<typename Run, typename Real>
 GPUR_LANE_INLINE void
 NewtonLanes(std::size_t n,
             const Real * __restrict b1x,
@@ -63,73 +63,39 @@ NewtonLanes(std::size_t n,
   using namespace l1mc_detail;
   for (std::size_t i = 0; i < n; ++i)
   {
-    const Vec b1 = Vec{ b1x[i], b1y[i] }, b2 = Vec{ b2x[i], b2y[i] }, start = Vec{ sx[i], sy[i] };
-    Vec p = Vec{ x[i], y[i] };
-    int converged = 0;
-    // Unrolled, so that the lane loop is innermost, which is the loop GCC vectorises.
-#if defined(__clang__)
-#pragma unroll
-#elif defined(__GNUC__)
-#pragma GCC unroll 8
-#endif
-    for (int k = 0; k < kL1MCLaneNewtonSteps; ++k)
-    {
-      const int active = (k < steps) & !converged;
-      const Vec step = l1mc_newton_direction(p, b1, b2, r1, r2);
-      const Vec taken = Vec{ active ? step.x : Real(0), active ? step.y : Real(0) };
-      p = Vec{ p.x + taken.x, p.y + taken.y };
-      converged |= active & l1mc_newton_converged(taken, p, tolerance);
-    }
-    const int finite = l1mc_finite(p);
-    const auto accept = l1mc_newton_accept(p, start, b1, b2, r1, r2, tolerance);
-    const int zero = (b1.x == Real(0)) & (b1.y == Real(0)) & (b2.x == Real(0)) & (b2.y == Real(0));
-    const int accepted = converged & finite & accept.accepted;
-    // eq. (4.1) without the bisection candidate, as l1mc_newton_step: the better of Newton's point and p1^n.
-    const int keepStart = (accepted & (accept.startValue < accept.value)) | !finite;
-    x[i] = zero ? Real(0) : (keepStart ? start.x : p.x);
-    y[i] = zero ? Real(0) : (keepStart ? start.y : p.y);
-    state[i] = (zero | accepted) ? kLaneSettled : ((finite & !converged) ? kLaneRunning : kLaneFallback);
+    const auto b1 = Vec(b1x[i], b1y[i]), b2 = Vec(b2x[i], b2y[i]);
+    Run run;
+    run.x = Vec(x[i], y[i]);
+    run.converged = 0;
+    run = l1mc_lanes_steps(run, steps, b1, b2, r1, r2, tolerance);
+    const auto out = l1mc_lanes_outcome(run, Vec(sx[i], sy[i]), b1, b2, r1, r2, tolerance);
+    x[i] = out.p.x;
+    y[i] = out.p.y;
+    state[i] = out.settled ? kLaneSettled : (out.running ? kLaneRunning : kLaneFallback);
   }
 }
 
-#define GPUR_NEWTON_LANES(Real, Name, Vec)                                                                             \
-  GPUR_LANE_CLONES void Name(std::size_t n,                                                                            \
-                             const Real * __restrict b1x,                                                              \
-                             const Real * __restrict b1y,                                                              \
-                             const Real * __restrict b2x,                                                              \
-                             const Real * __restrict b2y,                                                              \
-                             const Real * __restrict sx,                                                               \
-                             const Real * __restrict sy,                                                               \
-                             Real * __restrict x,                                                                      \
-                             Real * __restrict y,                                                                      \
-                             int * __restrict state,                                                                   \
-                             int steps,                                                                                \
-                             Real r1,                                                                                  \
-                             Real r2,                                                                                  \
-                             Real tolerance)                                                                           \
+// One overload per precision (target_clones applies to functions, not to templates).
+#define GPUR_NEWTON_LANES(Real, Run)                                                                                   \
+  GPUR_LANE_CLONES void NewtonLanesOf(std::size_t n,                                                                   \
+                                      const Real * __restrict b1x,                                                     \
+                                      const Real * __restrict b1y,                                                     \
+                                      const Real * __restrict b2x,                                                     \
+                                      const Real * __restrict b2y,                                                     \
+                                      const Real * __restrict sx,                                                      \
+                                      const Real * __restrict sy,                                                      \
+                                      Real * __restrict x,                                                             \
+                                      Real * __restrict y,                                                             \
+                                      int * __restrict state,                                                          \
+                                      int steps,                                                                       \
+                                      Real r1,                                                                         \
+                                      Real r2,                                                                         \
+                                      Real tolerance)                                                                  \
   {                                                                                                                    \
-    NewtonLanes<Vec>(n, b1x, b1y, b2x, b2y, sx, sy, x, y, state, steps, r1, r2, tolerance);                            \
-  }                                                                                                                    \
-  inline void NewtonLanesOf(std::size_t n,                                                                             \
-                            const Real * b1x,                                                                          \
-                            const Real * b1y,                                                                          \
-                            const Real * b2x,                                                                          \
-                            const Real * b2y,                                                                          \
-                            const Real * sx,                                                                           \
-                            const Real * sy,                                                                           \
-                            Real * x,                                                                                  \
-                            Real * y,                                                                                  \
-                            int * state,                                                                               \
-                            int steps,                                                                                 \
-                            Real r1,                                                                                   \
-                            Real r2,                                                                                   \
-                            Real tolerance)                                                                            \
-  {                                                                                                                    \
-    Name(n, b1x, b1y, b2x, b2y, sx, sy, x, y, state, steps, r1, r2, tolerance);                                        \
+    NewtonLanes<Run>(n, b1x, b1y, b2x, b2y, sx, sy, x, y, state, steps, r1, r2, tolerance);                            \
   }
-// One function per precision: target_clones applies to functions, not templates.
-GPUR_NEWTON_LANES(float, NewtonLanesFloat, l1mc_float::L1MCVec)
-GPUR_NEWTON_LANES(double, NewtonLanesDouble, l1mc_double::L1MCVec)
+GPUR_NEWTON_LANES(float, l1mc_float::L1MCLaneRun)
+GPUR_NEWTON_LANES(double, l1mc_double::L1MCLaneRun)
 #undef GPUR_NEWTON_LANES
 
 } // namespace

@@ -60,13 +60,6 @@ private:
   std::vector<std::size_t> m_Index; ///< the lanes of m_Running
 };
 
-/**
- * Newton steps per vectorised pass. From the previous p1 Newton converges in
- * 3-5 steps on about 96 % of the triangles of an image (measured on a natural
- * image at 512^2: 3 steps 16 %, 4 steps 66 %, 5 steps 13 %).
- */
-constexpr int kL1MCLaneNewtonSteps = 5;
-
 extern template class L1MCTriangleBatch<float>;
 extern template class L1MCTriangleBatch<double>;
 

@@ -1142,15 +1142,24 @@ PSCRSolver<Scalar>::PSCRSolver(const SeparableOperator<Scalar> & op, const PSCRO
   m_SetupSeconds = clock.Seconds();
 }
 
+namespace
+{
+// The host solves' check of their arrays (`call` names the method in the message).
+template<typename Scalar>
+void
+RequireHostArrays(const Scalar * f, const Scalar * u, const char * call)
+{
+  if (f == nullptr || u == nullptr)
+    throw InvalidArgument(std::string("PSCRSolver::") + call + ": the right-hand side or solution pointer is null");
+}
+} // namespace
+
 template<typename Scalar>
 PSCRSolveReport
 PSCRSolver<Scalar>::Solve(const Scalar * f, Scalar * u) const
 {
   Solvers & s = *m_Solvers;
-  if (f == nullptr || u == nullptr)
-  {
-    throw InvalidArgument("PSCRSolver::Solve: the right-hand side or solution pointer is null");
-  }
+  RequireHostArrays(f, u, "Solve");
   PSCRSolveReport report;
   if (s.onDevice)
   {
@@ -1206,10 +1215,7 @@ void
 PSCRSolver<Scalar>::SolveUnchecked(const Scalar * f, Scalar * u) const
 {
   Solvers & s = *m_Solvers;
-  if (f == nullptr || u == nullptr)
-  {
-    throw InvalidArgument("PSCRSolver::SolveUnchecked: the right-hand side or solution pointer is null");
-  }
+  RequireHostArrays(f, u, "SolveUnchecked");
   if (s.onDevice)
   {
     throw InvalidArgument("PSCRSolver::SolveUnchecked solves host arrays on the CPU backend, but this solver runs on "
