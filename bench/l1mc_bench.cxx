@@ -238,6 +238,13 @@ ParseOptions(int argc, char * argv[], Options & o)
   return true;
 }
 
+/** The size of the comparison with TV. */
+std::size_t
+QualitySize(const Options & o)
+{
+  return o.qualitySize ? o.qualitySize : o.quick ? 64 : 512;
+}
+
 std::vector<std::size_t>
 Sizes(const Options & o)
 {
@@ -527,7 +534,7 @@ RunPrecision(const Options & o,
   }
   if (o.noQuality)
     return;
-  const std::size_t n = o.qualitySize ? o.qualitySize : o.quick ? 64 : 512;
+  const std::size_t n = QualitySize(o);
   for (const std::string name : { "piecewise-constant", "natural-like" })
   {
     const Image image = MakeImage(name, n, o.sigma);
@@ -557,28 +564,68 @@ Share(double seconds, double total)
 }
 
 /**
- * A small solve per target before any timing, so that the OpenCL program
- * build (PoCL compiles on first use, then caches) is not in the solve time.
+ * One iteration per target, size and precision before any timing (and two of
+ * TV at the quality size), so that the OpenCL program build is not in the
+ * solve times: PoCL compiles a kernel on its first launch with each work-group
+ * size, and those depend on the image size (then caches them on disk, so that
+ * a second run of the benchmark would otherwise differ from the first).
  */
 void
-WarmUp(const Target & t)
+WarmUp(const Target & t,
+       const std::vector<std::size_t> & sizes,
+       const std::vector<std::string> & reals,
+       std::size_t qualitySize)
 {
-  const std::size_t n = 32;
-  std::vector<double> f(n * n), u(n * n);
-  for (std::size_t i = 0; i < f.size(); ++i)
-    f[i] = double((i * 37) % 11) / 10.0;
-  gpur::L1MCParameters parameters;
-  parameters.r0 = 0.01;
-  parameters.dataRange = 1.0;
-  parameters.maxIterations = 2;
-  try
+  if (qualitySize > 0) // TV's kernels for the time-to-PSNR table
   {
-    gpur::DenoiseL1MeanCurvature(f.data(), u.data(), gpur::MakeGrid2D(n, n), parameters, t.execution);
-    std::vector<float> ff(f.begin(), f.end()), uf(n * n);
-    gpur::DenoiseL1MeanCurvature(ff.data(), uf.data(), gpur::MakeGrid2D(n, n), parameters, t.execution);
+    const std::size_t n = qualitySize;
+    for (const std::string & real : reals)
+    {
+      gpur::TVParameters parameters;
+      parameters.maxIterations = 2;
+      try
+      {
+        if (real == "double")
+        {
+          std::vector<double> f(n * n, 0.5), u(n * n);
+          gpur::DenoiseTV(f.data(), u.data(), gpur::MakeGrid2D(n, n), parameters, t.execution);
+        }
+        else
+        {
+          std::vector<float> f(n * n, 0.5f), u(n * n);
+          gpur::DenoiseTV(f.data(), u.data(), gpur::MakeGrid2D(n, n), parameters, t.execution);
+        }
+      }
+      catch (const gpur::InvalidArgument &)
+      {
+      }
+    }
   }
-  catch (const gpur::InvalidArgument &) // the device cannot take it (no fp64): RunL1MC reports it as skipped
+  for (const std::size_t n : sizes)
   {
+    std::vector<double> f(n * n), u(n * n);
+    for (std::size_t i = 0; i < f.size(); ++i)
+      f[i] = double((i * 37) % 11) / 10.0;
+    gpur::L1MCParameters parameters;
+    parameters.r0 = 0.01;
+    parameters.dataRange = 1.0;
+    parameters.maxIterations = 1;
+    try
+    {
+      for (const std::string & real : reals)
+      {
+        if (real == "double")
+        {
+          gpur::DenoiseL1MeanCurvature(f.data(), u.data(), gpur::MakeGrid2D(n, n), parameters, t.execution);
+          continue;
+        }
+        std::vector<float> ff(f.begin(), f.end()), uf(n * n);
+        gpur::DenoiseL1MeanCurvature(ff.data(), uf.data(), gpur::MakeGrid2D(n, n), parameters, t.execution);
+      }
+    }
+    catch (const gpur::InvalidArgument &) // the device cannot take it (no fp64): RunL1MC reports it as skipped
+    {
+    }
   }
 }
 
@@ -799,8 +846,12 @@ main(int argc, char * argv[])
       targets.push_back(gpur::bench::DeviceTarget({ d }, copyBytes));
     if (targets.empty())
       throw gpur::Error("nothing to run: --no-cpu and no OpenCL device");
+    const std::size_t qualitySize = o.noQuality ? 0 : QualitySize(o);
+    std::vector<std::size_t> warmSizes = sizes;
+    if (qualitySize > 0)
+      warmSizes.push_back(qualitySize);
     for (const Target & t : targets)
-      WarmUp(t);
+      WarmUp(t, warmSizes, gpur::bench::SplitCommas(o.reals), qualitySize);
     for (const Target & t : targets)
       std::cout << "copy bandwidth of " << t.name << ": " << Format(t.copy.gbps, 2) << " GB/s (" << t.copy.method
                 << ")\n";
@@ -813,7 +864,7 @@ main(int argc, char * argv[])
         SaveInputs(MakeImage("natural-like", n, o.sigma), o.saveInputs);
       if (!o.noQuality)
       {
-        const std::size_t n = o.qualitySize ? o.qualitySize : o.quick ? 64 : 512;
+        const std::size_t n = QualitySize(o);
         SaveInputs(MakeImage("piecewise-constant", n, o.sigma), o.saveInputs);
         SaveInputs(MakeImage("natural-like", n, o.sigma), o.saveInputs);
       }

@@ -45,9 +45,15 @@ __kernel void l1mc_measure(__global const REAL * f, __global const REAL * u, __g
   // v - nx's its south-west ones (gpurL1MCMesh.h: RowCurvature), so each square is normalised once.
   double west[4], southWest[4];
   int carried = 0;
+  const int2 start = l1mc_vertex(begin, nx);
+  int x = start.x - 1, y = start.y; // stepped along the run, without a division per vertex
   for (int v = begin; v < end; ++v)
   {
-    const int x = v % nx, y = v / nx;
+    if (++x == nx)
+    {
+      x = 0;
+      ++y;
+    }
     const int square = x + 1 < nx && y + 1 < ny;
     const int interior = l1mc_interior(x, y, nx, ny);
     REAL g[4];

@@ -36,7 +36,8 @@ __kernel void l1mc_sub2_direct_rhs(__global const REAL * b, __global REAL * t, i
                                    REAL scale)
 {
   const int v = get_global_id(0);
-  const int x = v % nx, y = v / nx;
+  const int2 xy = l1mc_vertex(v, nx);
+  const int x = xy.x, y = xy.y;
   if (v >= nx * ny || !l1mc_interior(x, y, nx, ny))
     return;
   t[(y - 1) * (nx - 2) + x - 1] = scale * l1mc_divergence(b, l1mc_plane(nx, ny), nx, ny, x, y, ihx, ihy);

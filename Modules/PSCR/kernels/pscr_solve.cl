@@ -40,7 +40,7 @@ typedef struct
 // Entries (i, i + o) of M and A of an inner axis of size n with factors f
 // (o in {-1, 0, 1}); false outside the axis. f == 0 marks an absent axis
 // (the y axis under a 2D operator): M = 1, A = 0.
-inline bool pscr_entries(__global const SCALAR * f, int n, int i, int o, SCALAR * m, SCALAR * a)
+GPUR_INLINE bool pscr_entries(__global const SCALAR * f, int n, int i, int o, SCALAR * m, SCALAR * a)
 {
   if (n == 1 && o == 0 && f == 0)
   {
@@ -56,6 +56,27 @@ inline bool pscr_entries(__global const SCALAR * f, int n, int i, int o, SCALAR 
   return true;
 }
 
+// (M_x v)[x] and (A_x v)[x] of the row `row`, summed in the order of the CPU's stencil (x - 1, x, x + 1), without
+// branches on x: an entry outside the axis, and the value it would multiply, read as 0, which adds exactly nothing
+// (CPU drivers vectorise across work-items only then).
+GPUR_INLINE void pscr_x_stencil(__global const SCALAR * row, __global const SCALAR * fx, int nx, int x, SCALAR * mu,
+                                SCALAR * au)
+{
+  const SCALAR zero = 0;
+  const SCALAR ml = x > 0 ? fx[3 * nx + x - 1] : zero, al = x > 0 ? fx[nx + x - 1] : zero;
+  const SCALAR mr = x + 1 < nx ? fx[3 * nx + x] : zero, ar = x + 1 < nx ? fx[nx + x] : zero;
+  const SCALAR vl = x > 0 ? row[x - 1] : zero, vr = x + 1 < nx ? row[x + 1] : zero;
+  SCALAR m = 0, a = 0;
+  m += pscr_mul(ml, vl);
+  a += pscr_mul(al, vl);
+  m += pscr_mul(fx[2 * nx + x], row[x]);
+  a += pscr_mul(fx[x], row[x]);
+  m += pscr_mul(mr, vr);
+  a += pscr_mul(ar, vr);
+  *mu = m;
+  *au = a;
+}
+
 // (alpha M_inner + beta K_inner) v at inner index s, with M_inner = M_y (x) M_x
 // and K_inner = A_y (x) M_x + M_y (x) A_x (the y factors absent under a 2D
 // operator): the coupling blocks T-hat, T-check, K-hat, K-check of
@@ -63,16 +84,25 @@ inline bool pscr_entries(__global const SCALAR * f, int n, int i, int o, SCALAR 
 // Grouped by the x entries as on the CPU (ForEachStencilValue,
 // gpurSeparableStencil.h): each row oy adds P (M_x v) + Q (A_x v),
 // P = alpha my + beta ay, Q = beta my.
-inline SCALAR pscr_apply_coupling(SCALAR alpha,
-                                  SCALAR beta,
-                                  __global const SCALAR * v,
-                                  long s,
-                                  __global const SCALAR * fx,
-                                  int nx,
-                                  __global const SCALAR * fy,
-                                  int ny)
+GPUR_INLINE SCALAR pscr_apply_coupling(SCALAR alpha,
+                                       SCALAR beta,
+                                       __global const SCALAR * v,
+                                       long s,
+                                       __global const SCALAR * fx,
+                                       int nx,
+                                       __global const SCALAR * fy,
+                                       int ny)
 {
-  const int x = s % nx, y = s / nx;
+  SCALAR mu, au;
+  if (fy == 0)
+  {
+    // A 2D operator: the one inner row, my = 1 and ay = 0, so P = alpha and Q = beta, which the general sum
+    // below gives exactly; straight-line code, which CPU drivers vectorise across work-items.
+    pscr_x_stencil(v, fx, nx, (int)s, &mu, &au);
+    return pscr_mul(alpha, mu) + pscr_mul(beta, au);
+  }
+  // 32-bit index arithmetic: the host checks that a block row fits.
+  const int si = (int)s, x = si % nx, y = si / nx;
   const SCALAR one = pscr_scalar(1), zero = 0; // the absent z axis: M = 1, A = 0
   SCALAR acc = 0;
   for (int oy = -1; oy <= 1; ++oy)
@@ -82,16 +112,7 @@ inline SCALAR pscr_apply_coupling(SCALAR alpha,
       continue;
     const SCALAR p = pscr_mul(pscr_mul(alpha, one), my) + pscr_mul(beta, pscr_mul(zero, my) + pscr_mul(one, ay));
     const SCALAR q = pscr_mul(pscr_mul(beta, one), my);
-    __global const SCALAR * row = v + (long)(y + oy) * nx;
-    SCALAR mu = 0, au = 0;
-    for (int ox = -1; ox <= 1; ++ox)
-    {
-      SCALAR mx, ax;
-      if (!pscr_entries(fx, nx, x, ox, &mx, &ax))
-        continue;
-      mu += pscr_mul(mx, row[x + ox]);
-      au += pscr_mul(ax, row[x + ox]);
-    }
+    pscr_x_stencil(v + (long)(y + oy) * nx, fx, nx, x, &mu, &au);
     acc += pscr_mul(p, mu) + pscr_mul(q, au);
   }
   return acc;
@@ -99,17 +120,17 @@ inline SCALAR pscr_apply_coupling(SCALAR alpha,
 
 // The coupling block between rows r and r2 = r +- 1 of the reduced axis for a
 // problem with shift `shift`, applied to v: (A_rr2 + shift M_rr2) M_inner + M_rr2 K_inner.
-inline SCALAR pscr_couple(__global const SCALAR * fd,
-                          int n,
-                          int r,
-                          int r2,
-                          SCALAR shift,
-                          __global const SCALAR * v,
-                          long s,
-                          __global const SCALAR * fx,
-                          int nx,
-                          __global const SCALAR * fy,
-                          int ny)
+GPUR_INLINE SCALAR pscr_couple(__global const SCALAR * fd,
+                               int n,
+                               int r,
+                               int r2,
+                               SCALAR shift,
+                               __global const SCALAR * v,
+                               long s,
+                               __global const SCALAR * fx,
+                               int nx,
+                               __global const SCALAR * fy,
+                               int ny)
 {
   const int o = min(r, r2);
   const SCALAR mrs = fd[3 * n + o];
@@ -270,14 +291,22 @@ __kernel void pscr_back_update(__global SCALAR * X,
     return;
   const pscr_block B = blocks[b];
   __global const SCALAR * Zb = Z + (p * jobs + B.job) * S + s;
-  for (int t = 0; t < B.rhsCount; ++t)
+  // The rows' sums side by side, so that Z is read once (q - 1 <= 3 rows: BuildPSCRPlan allows q = 2 or 4; a
+  // block with fewer sums its last row again, not stored); each sum over the block's eigenpairs in the wide
+  // scalar, as on the CPU.
+  __global const SCALAR * w0 = vectors + B.vectors + 2 * B.size;
+  __global const SCALAR * w1 = w0 + min(1, B.rhsCount - 1) * B.size;
+  __global const SCALAR * w2 = w0 + min(2, B.rhsCount - 1) * B.size;
+  WIDE u[3] = { 0, 0, 0 };
+  for (int l = 0; l < B.size; ++l)
   {
-    __global const SCALAR * w = vectors + B.vectors + (2 + t) * B.size;
-    WIDE u = 0; // as on the CPU: the sum over a block's eigenpairs in the wide scalar
-    for (int l = 0; l < B.size; ++l)
-      u += pscr_w_mul(pscr_widen(w[l]), pscr_widen(Zb[l * S]));
-    X[(p * n + B.rhsFirst + t * B.rhsStride) * S + s] = pscr_narrow(u);
+    const WIDE zl = pscr_widen(Zb[l * S]);
+    u[0] += pscr_w_mul(pscr_widen(w0[l]), zl);
+    u[1] += pscr_w_mul(pscr_widen(w1[l]), zl);
+    u[2] += pscr_w_mul(pscr_widen(w2[l]), zl);
   }
+  for (int t = 0; t < B.rhsCount; ++t)
+    X[(p * n + B.rhsFirst + t * B.rhsStride) * S + s] = pscr_narrow(u[t]);
 }
 
 // Singular operators: the tensor-product vector e = e_z (x) e_y (x) e_x at

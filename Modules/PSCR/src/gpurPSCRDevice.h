@@ -39,10 +39,9 @@ RoundUp(std::size_t n, std::size_t m)
 /**
  * The module's program for Scalar on the context's device: the core's
  * gpur_common.cl and gpur_reduce.cl with pscr_scalar.cl, pscr_tridiagonal.cl,
- * pscr_solve.cl, pscr_residual.cl and pscr_fast.cl (-DPSCR_COMPLEX for complex scalars;
- * `servesFloat`: -DPSCR_NARROW for the float/double conversions). `device` is
- * checked for fp64, which every PSCR program needs (InvalidArgument naming
- * `what`); a compiler error throws BuildError with the build log.
+ * pscr_solve.cl, pscr_lanes.cl (real scalars, fp64), pscr_residual.cl and pscr_fast.cl (-DPSCR_COMPLEX for complex
+ * scalars; `servesFloat`: -DPSCR_NARROW for the float/double conversions). `device` is checked for fp64, which every
+ * PSCR program needs (InvalidArgument naming `what`); a compiler error throws BuildError with the build log.
  */
 template<typename Scalar>
 Program
@@ -50,6 +49,22 @@ BuildPSCRProgram(DeviceContext & context,
                  const DeviceInfo & device,
                  const std::string & what,
                  bool servesFloat = false);
+
+/**
+ * Systems per work-item of pscr_partial_solves_lanes, and inner values per work-item of the other kernels of
+ * pscr_lanes.cl: 8 doubles, one AVX-512 register.
+ */
+constexpr std::size_t kPSCRLanes = 8;
+
+/**
+ * Whether PSCR on `device` runs the kernels of pscr_lanes.cl, which put the work of several work-items on the
+ * lanes of OpenCL vectors: on CPU drivers, which run a work-item as one scalar thread and leave the batched
+ * kernels' strided reads, memory traffic and scalar divisions exposed; for real scalars on a device with fp64
+ * (the kernels' sums run in double). $ITKGPUR_PSCR_LANES = "on" or "off" chooses on any such device (tests,
+ * timings). Both give the same solutions up to the compiler's contractions.
+ */
+bool
+UsesPSCRLanes(const DeviceInfo & device, bool complex);
 
 /**
  * Batched shifted tridiagonal solves on one device, for one pair (A, M) of
@@ -194,13 +209,15 @@ public:
   Narrow(const cl::Buffer & wide, const cl::Buffer & narrow);
 
   /**
-   * Whether the innermost tridiagonal solves run in local memory (see
-   * TridiagonalDeviceSolver); false on the fast-transform path.
+   * Whether the partial solves of axis y run as pscr_partial_solves_lanes (pscr_lanes.cl: gathered and solved
+   * along x in one kernel, systems on vector lanes), not as pscr_gather and the tridiagonal solver's kernels:
+   * where UsesPSCRLanes, with Thomas as the tridiagonal algorithm (the others are the user's choice of a
+   * work-group kernel) and a work-item's workspace (2 nx lanes of doubles) in local memory.
    */
   bool
-  TridiagonalUsesLocalMemory() const
+  UsesLanes() const
   {
-    return m_Tridiagonal && m_Tridiagonal->UsesLocalMemory();
+    return m_Lanes;
   }
 
 private:
@@ -233,8 +250,23 @@ private:
          std::size_t problems,
          const cl::Buffer & shifts,
          int pass);
+  /**
+   * The partial solves of a level of axis d into m_Axes[d].z: Gather, then axis d - 1 on them (partial solve
+   * `singular`, or -1, on the null vector's path); for d = 1 on lanes (UsesLanes) one kernel.
+   */
+  void
+  PartialSolves(unsigned d,
+                std::size_t level,
+                const cl::Buffer & X,
+                std::size_t problems,
+                const cl::Buffer & shifts,
+                bool withCouplings,
+                long singular);
   void
   Enqueue(const Kernel & kernel, std::size_t inner, std::size_t second, std::size_t problems);
+  /** A kernel of pscr_lanes.cl over spans of kPSCRLanes inner values (of `inner`), `second` and `problems`. */
+  void
+  EnqueueSpans(const Kernel & kernel, std::size_t inner, std::size_t second, std::size_t problems);
   /** A one-dimensional kernel over the Count() values. */
   void
   EnqueueLinear(const Kernel & kernel);
@@ -261,8 +293,10 @@ private:
   std::unique_ptr<TridiagonalDeviceSolver<Scalar>> m_Tridiagonal;
   /** The fast-transform path, when the plan has its axes (PSCRPlan::trig; real scalars only). */
   std::unique_ptr<FastTransformDeviceSolver<RealType<Scalar>>> m_Fast;
-  Kernel m_Gather, m_BlockEnds, m_ReduceCouple, m_BackCouple, m_BackUpdate, m_NullDot, m_NullAxpy, m_Residual, m_Add,
-    m_Widen, m_Narrow;
+  bool m_Spans = false; ///< UsesPSCRLanes: block ends and back updates on spans of inner values
+  bool m_Lanes = false; ///< UsesLanes()
+  Kernel m_Gather, m_PartialLanes, m_BlockEnds, m_ReduceCouple, m_BackCouple, m_BackUpdate, m_NullDot, m_NullAxpy,
+    m_Residual, m_Add, m_Widen, m_Narrow;
   std::size_t m_Group = 1, m_WideGroup = 1; ///< dimension-0 work-group sizes of the level kernels
   std::size_t m_ReduceGroup = 1, m_ReduceGroups = 1;
   std::size_t m_TopProblems = 1;

@@ -158,7 +158,11 @@ PSCRDeviceSolver<Scalar>::PSCRDeviceSolver(std::shared_ptr<const PSCRPlan<Scalar
     if (fast)
       tridiagonal = FastTransformDeviceSolver<Scalar>::Bytes(device, p);
   }
-  if (!fast)
+  // With lanes the tridiagonal solves of axis x are part of the partial solves of axis y: no solver of their own.
+  m_Spans = !fast && UsesPSCRLanes(device, IsComplex<Scalar>::value);
+  m_Lanes = m_Spans && dims >= 2 && p.tridiagonal.algorithm == TridiagonalAlgorithm::Thomas &&
+            2 * p.axes[0].Size() * kPSCRLanes * sizeof(double) <= device.localMemory;
+  if (!fast && !m_Lanes)
     tridiagonal = TridiagonalDeviceSolver<Scalar>::Bytes(device, p.axes[0].Size(), p.tridiagonal, problems[0]);
   m_Context->CheckMemory(scalars * sizeof(Scalar) + tridiagonal,
                          std::max<std::uint64_t>(largest * sizeof(Scalar), tridiagonal),
@@ -170,10 +174,12 @@ PSCRDeviceSolver<Scalar>::PSCRDeviceSolver(std::shared_ptr<const PSCRPlan<Scalar
       DeviceContext & context = *m_Context;
       const Program program = BuildPSCRProgram<Scalar>(context, device, "PSCR solver", servesFloat);
       m_Gather = program.MakeKernel("pscr_gather");
-      m_BlockEnds = program.MakeKernel("pscr_block_ends");
+      if (m_Lanes)
+        m_PartialLanes = program.MakeKernel("pscr_partial_solves_lanes");
+      m_BlockEnds = program.MakeKernel(m_Spans ? "pscr_block_ends_lanes" : "pscr_block_ends");
       m_ReduceCouple = program.MakeKernel("pscr_reduce_couple");
       m_BackCouple = program.MakeKernel("pscr_back_couple");
-      m_BackUpdate = program.MakeKernel("pscr_back_update");
+      m_BackUpdate = program.MakeKernel(m_Spans ? "pscr_back_update_lanes" : "pscr_back_update");
       m_NullDot = program.MakeKernel("pscr_null_dot");
       m_NullAxpy = program.MakeKernel("pscr_null_axpy");
       m_Residual = program.MakeKernel("pscr_residual_sums");
@@ -237,6 +243,7 @@ PSCRDeviceSolver<Scalar>::PSCRDeviceSolver(std::shared_ptr<const PSCRPlan<Scalar
         a.values = UploadNew(context, ap.values);
         a.vectors = UploadNew(context, ap.vectors);
         const std::size_t S = p.InnerCount(d);
+        ToInt(S, "a block row of the reduction"); // pscr_apply_coupling's index arithmetic
         a.z = DeviceBuffer<Scalar>(context, problems[d] * ap.maxJobs * S);
         a.v = DeviceBuffer<Scalar>(context, problems[d] * ap.maxBlocks * 2 * S);
         a.innerShifts = DeviceBuffer<Scalar>(context, problems[d] * ap.maxJobs);
@@ -254,7 +261,7 @@ PSCRDeviceSolver<Scalar>::PSCRDeviceSolver(std::shared_ptr<const PSCRPlan<Scalar
         if (fast)
           m_Fast = std::make_unique<FastTransformDeviceSolver<Scalar>>(context, device, program, p, servesFloat);
       }
-      if (!fast)
+      if (!fast && !m_Lanes)
         m_Tridiagonal = std::make_unique<TridiagonalDeviceSolver<Scalar>>(
           context, device, p.axes[0], p.tridiagonal, problems[0], servesFloat);
       context.Queue(0).finish(); // the uploads read host vectors that end here
@@ -314,9 +321,9 @@ PSCRDeviceSolver<Scalar>::SolveProblems(const cl::Buffer & X,
                                         const cl::Buffer & shifts,
                                         long singular)
 {
-  if (problems > m_TopProblems || !m_Tridiagonal)
+  if (problems > m_TopProblems || m_Fast)
     throw Error("PSCR on OpenCL: internal error, " + std::to_string(problems) + " problems for a solver of " +
-                std::to_string(m_TopProblems) + (m_Tridiagonal ? "" : " (on the fast-transform path)"));
+                std::to_string(m_TopProblems) + (m_Fast ? " (on the fast-transform path)" : ""));
   Axis(static_cast<unsigned>(m_Plan->axes.size() - 1), X, problems, shifts, singular);
 }
 
@@ -416,16 +423,28 @@ PSCRDeviceSolver<Scalar>::Axis(unsigned d,
   for (std::size_t i = 1; i < k; ++i)
   {
     const PSCRLevel & level = ap.levels[i - 1];
-    Gather(d, i, X, problems, shifts, false);
-    Axis(d - 1, a.z.Get(), problems * level.jobs, a.innerShifts.Get(), -1);
-    m_BlockEnds.Set(a.z.Get(),
-                    static_cast<cl_long>(m_Plan->InnerCount(d)),
-                    static_cast<cl_int>(level.jobs),
-                    a.blocks[i - 1].Get(),
-                    static_cast<cl_int>(level.blocks.size()),
-                    a.vectors.Get(),
-                    a.v.Get());
-    Enqueue(m_BlockEnds, m_Plan->InnerCount(d), level.blocks.size(), problems);
+    PartialSolves(d, i, X, problems, shifts, false, -1);
+    const std::size_t S = m_Plan->InnerCount(d);
+    if (m_Spans)
+      m_BlockEnds.Set(a.z.Get(),
+                      static_cast<cl_int>(S),
+                      static_cast<cl_int>(level.jobs),
+                      a.blocks[i - 1].Get(),
+                      static_cast<cl_int>(level.blocks.size()),
+                      a.vectors.Get(),
+                      a.v.Get());
+    else
+      m_BlockEnds.Set(a.z.Get(),
+                      static_cast<cl_long>(S),
+                      static_cast<cl_int>(level.jobs),
+                      a.blocks[i - 1].Get(),
+                      static_cast<cl_int>(level.blocks.size()),
+                      a.vectors.Get(),
+                      a.v.Get());
+    if (m_Spans)
+      EnqueueSpans(m_BlockEnds, S, level.blocks.size(), problems);
+    else
+      Enqueue(m_BlockEnds, S, level.blocks.size(), problems);
     for (int pass = 0; pass < 2; ++pass)
       Couple(m_ReduceCouple, d, i, X, problems, shifts, pass);
   }
@@ -434,20 +453,72 @@ PSCRDeviceSolver<Scalar>::Axis(unsigned d,
   {
     const PSCRLevel & level = ap.levels[i - 1];
     Couple(m_BackCouple, d, i, X, problems, shifts, -1);
-    Gather(d, i, X, problems, shifts, true);
     // The null vector's path: at the top level, the problem `singular`'s null eigenpair.
     const long inner =
       singular >= 0 && i == k ? singular * static_cast<long>(level.jobs) + static_cast<long>(ap.nullIndex) : -1;
-    Axis(d - 1, a.z.Get(), problems * level.jobs, a.innerShifts.Get(), inner);
-    m_BackUpdate.Set(X,
-                     static_cast<cl_int>(ap.n),
-                     static_cast<cl_long>(m_Plan->InnerCount(d)),
-                     a.z.Get(),
-                     static_cast<cl_int>(level.jobs),
-                     a.blocks[i - 1].Get(),
-                     a.vectors.Get());
-    Enqueue(m_BackUpdate, m_Plan->InnerCount(d), level.blocks.size(), problems);
+    PartialSolves(d, i, X, problems, shifts, true, inner);
+    const std::size_t S = m_Plan->InnerCount(d);
+    if (m_Spans)
+      m_BackUpdate.Set(X,
+                       static_cast<cl_int>(ap.n),
+                       static_cast<cl_int>(S),
+                       a.z.Get(),
+                       static_cast<cl_int>(level.jobs),
+                       a.blocks[i - 1].Get(),
+                       a.vectors.Get());
+    else
+      m_BackUpdate.Set(X,
+                       static_cast<cl_int>(ap.n),
+                       static_cast<cl_long>(S),
+                       a.z.Get(),
+                       static_cast<cl_int>(level.jobs),
+                       a.blocks[i - 1].Get(),
+                       a.vectors.Get());
+    if (m_Spans)
+      EnqueueSpans(m_BackUpdate, S, level.blocks.size(), problems);
+    else
+      Enqueue(m_BackUpdate, S, level.blocks.size(), problems);
   }
+}
+
+template<typename Scalar>
+void
+PSCRDeviceSolver<Scalar>::PartialSolves(unsigned d,
+                                        std::size_t level,
+                                        const cl::Buffer & X,
+                                        std::size_t problems,
+                                        const cl::Buffer & shifts,
+                                        bool withCouplings,
+                                        long singular)
+{
+  const AxisBuffers & a = m_Axes[d];
+  const PSCRLevel & l = m_Plan->reduced[d].levels[level - 1];
+  if (d != 1 || !m_Lanes)
+  {
+    Gather(d, level, X, problems, shifts, withCouplings);
+    Axis(d - 1, a.z.Get(), problems * l.jobs, a.innerShifts.Get(), singular);
+    return;
+  }
+  const std::size_t nx = m_Plan->axes[0].Size();
+  m_PartialLanes.Set(X,
+                     static_cast<cl_int>(m_Plan->reduced[1].n),
+                     static_cast<cl_int>(nx),
+                     a.z.Get(),
+                     static_cast<cl_int>(l.jobs),
+                     a.blocks[level - 1].Get(),
+                     a.jobBlock[level - 1].Get(),
+                     static_cast<cl_int>(l.blocks.size()),
+                     a.values.Get(),
+                     a.vectors.Get(),
+                     shifts,
+                     a.v.Get(),
+                     cl_int(withCouplings ? 1 : 0),
+                     m_Factors.Get(),
+                     m_FactorOffset[0],
+                     static_cast<cl_long>(singular),
+                     cl::Local(2 * nx * kPSCRLanes * sizeof(double)));
+  // Work-groups of one work-item: each gets its workspace in local memory, which a CPU driver reuses.
+  m_PartialLanes.Enqueue(Queue(), cl::NDRange((l.jobs + kPSCRLanes - 1) / kPSCRLanes, problems), cl::NDRange(1, 1));
 }
 
 template<typename Scalar>
@@ -525,6 +596,21 @@ PSCRDeviceSolver<Scalar>::Enqueue(const Kernel & kernel, std::size_t inner, std:
     return;
   const std::size_t group = inner >= m_WideGroup ? m_WideGroup : m_Group;
   kernel.Enqueue(Queue(), cl::NDRange(pscr::RoundUp(inner, group), second, problems), cl::NDRange(group, 1, 1));
+}
+
+template<typename Scalar>
+void
+PSCRDeviceSolver<Scalar>::EnqueueSpans(const Kernel & kernel,
+                                       std::size_t inner,
+                                       std::size_t second,
+                                       std::size_t problems)
+{
+  if (second == 0 || problems == 0)
+    return;
+  // Work-groups of 8 spans (64 inner values): enough of them for every thread at the top levels, whose one block
+  // has only the inner values to split, few enough that the driver's cost per work-group stays small.
+  const std::size_t spans = (inner + kPSCRLanes - 1) / kPSCRLanes, group = spans >= 8 ? 8 : 1;
+  kernel.Enqueue(Queue(), cl::NDRange(pscr::RoundUp(spans, group), second, problems), cl::NDRange(group, 1, 1));
 }
 
 template<typename Scalar>

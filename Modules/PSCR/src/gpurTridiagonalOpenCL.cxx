@@ -6,6 +6,7 @@
 #include "gpurPSCRKernels.h" // generated from kernels/*.cl
 
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 
 namespace gpur
@@ -85,8 +86,9 @@ BuildPSCRProgram(DeviceContext & context, const DeviceInfo & device, const std::
 {
   ProgramSpec spec(what, std::is_same<RealType<Scalar>, double>::value);
   spec.Core({ "gpur_common.cl", "gpur_reduce.cl" })
-    .Module(kernels::pscr::Find,
-            { "pscr_scalar.cl", "pscr_tridiagonal.cl", "pscr_solve.cl", "pscr_residual.cl", "pscr_fast.cl" })
+    .Module(
+      kernels::pscr::Find,
+      { "pscr_scalar.cl", "pscr_tridiagonal.cl", "pscr_solve.cl", "pscr_lanes.cl", "pscr_residual.cl", "pscr_fast.cl" })
     .Define("PSCR_COMPLEX", IsComplex<Scalar>::value)
     // The residual checks need fp64 (pscr_residual.cl): a float tridiagonal
     // solver on a device without it builds the rest alone. Every program of a
@@ -95,7 +97,28 @@ BuildPSCRProgram(DeviceContext & context, const DeviceInfo & device, const std::
     .Define("PSCR_THOMAS_GROUP", std::to_string(kThomasCPUGroup));
   if (servesFloat)
     spec.Define("PSCR_NARROW", IsComplex<Scalar>::value ? "float2" : "float");
+  if (!IsComplex<Scalar>::value && device.fp64)
+  {
+    const std::string lanes = std::to_string(kPSCRLanes);
+    const std::string scalar = std::is_same<Scalar, double>::value ? "double" : "float";
+    spec.Define("PSCR_LANES", lanes)
+      .Define("PSCR_LANE_SCALAR", scalar + lanes)
+      .Define("PSCR_LANE_NARROW", "convert_" + scalar + lanes);
+  }
   return BuildProgram(context, spec);
+}
+
+bool
+UsesPSCRLanes(const DeviceInfo & device, bool complex)
+{
+  if (complex || !device.fp64)
+    return false;
+  const char * forced = std::getenv("ITKGPUR_PSCR_LANES");
+  if (forced != nullptr && std::string(forced) == "on")
+    return true;
+  if (forced != nullptr && std::string(forced) == "off")
+    return false;
+  return device.type == DeviceType::CPU;
 }
 
 template<typename Scalar>

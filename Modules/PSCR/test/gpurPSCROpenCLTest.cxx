@@ -3,7 +3,8 @@
 // the tridiagonal kernels (Thomas per work-item; CR, PCR and hybrids in local
 // memory; the fallback when a system does not fit) for every size 1..64 and
 // 127, 255, 300; PSCR in 2D and 3D, q = 2 and 4, float and double, real and
-// complex, regular, indefinite (refinement) and singular; solves chained on
+// complex, regular, indefinite (refinement) and singular; the lane kernels of
+// CPU drivers against the batched ones; solves chained on
 // device buffers; backend choice and errors (fp64, build log, buffers).
 // Skipped without an OpenCL device.
 #include "gpurAutoTesting.h"
@@ -413,6 +414,57 @@ TEST(PSCROpenCL, SingularNeumannPoisson)
       ExpectError<gpur::IncompatibleRightHandSide>([&] { solver.Solve(f.data(), opencl.data()); }, "not compatible");
     }
   }
+}
+
+// The kernels of pscr_lanes.cl (CPU drivers' default: partial solves fused on vector lanes, the block sums on
+// spans of inner values) and the batched ones (GPUs' default) give the same solutions, in 2D and 3D, q = 2 and 4,
+// float and double, sizes around the lane width and its multiples, blocks larger and smaller than the lanes, and
+// the singular path; both agree with the CPU. The switch follows the device type unless $ITKGPUR_PSCR_LANES says.
+template<typename T>
+void
+CheckLanesAgainstBatched(const SeparableOperator<double> & wide, unsigned radix, double tolerance)
+{
+  const SeparableOperator<T> op = gpur::CastOperator<T>(wide);
+  std::vector<T> u0 = RandomVector<T>(op.Count(), 3), f(op.Count()), cpu(op.Count());
+  gpur::ApplySeparableOperator(op, u0.data(), f.data());
+  PSCRSolver<T>(op, On(Backend::CPU, radix)).Solve(f.data(), cpu.data());
+  std::vector<std::vector<T>> solutions;
+  for (const char * lanes : { "on", "off" })
+  {
+    const ScopedEnvironment choice("ITKGPUR_PSCR_LANES", lanes);
+    std::vector<T> u(op.Count());
+    PSCRSolver<T>(op, On(Backend::OpenCL, radix)).Solve(f.data(), u.data());
+    EXPECT_LE(RelativeDifference(u, cpu), tolerance) << "lanes " << lanes << ", q = " << radix;
+    solutions.push_back(u);
+  }
+  EXPECT_LE(RelativeDifference(solutions[0], solutions[1]), tolerance) << "q = " << radix;
+}
+
+TEST(PSCROpenCL, LaneKernelsMatchTheBatchedOnes)
+{
+  GPUR_REQUIRE_OPENCL();
+  std::vector<SeparableOperator<double>> ops;
+  for (std::size_t n : { 1, 7, 8, 9, 17, 70 })
+    ops.push_back({ { VariedAxis(n, 1), VariedAxis(77, 2) }, 0.3 });
+  ops.push_back({ { VariedAxis(40, 3), VariedAxis(130, 4) }, 0.3 });
+  ops.push_back({ { VariedAxis(9, 5), VariedAxis(21, 6), VariedAxis(19, 7) }, 0.3 });
+  ops.push_back({ { gpur::MakeSecondDifferenceAxis(23, 0.5, N, N), gpur::MakeP1Axis(RandomMesh(40, 2, 2), N, N) },
+                  0.0 }); // singular: the null vector's path through the lanes
+  for (const SeparableOperator<double> & op : ops)
+    for (unsigned radix : { 2u, 4u })
+    {
+      CheckLanesAgainstBatched<double>(op, radix, 1e-10);
+      CheckLanesAgainstBatched<float>(op, radix, 1e-4);
+    }
+
+  const gpur::DeviceInfo device = gpur::SelectDevices().front();
+  {
+    const ScopedEnvironment choice("ITKGPUR_PSCR_LANES", nullptr);
+    EXPECT_EQ(gpur::UsesPSCRLanes(device, false), device.type == gpur::DeviceType::CPU && device.fp64);
+  }
+  const ScopedEnvironment on("ITKGPUR_PSCR_LANES", "on");
+  EXPECT_EQ(gpur::UsesPSCRLanes(device, false), device.fp64);
+  EXPECT_FALSE(gpur::UsesPSCRLanes(device, true)) << "complex scalars keep the batched kernels";
 }
 
 // Solves chained on device buffers (u1 = A^-1 f, u2 = A^-1 u1, then in place
