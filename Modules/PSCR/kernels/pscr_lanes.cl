@@ -46,12 +46,12 @@ inline pscr_lane_wide pscr_lane_shifted(__global const SCALAR * f, int n, int pa
 // them, the solutions into Z. The lanes may span several blocks (a level's first blocks have q - 1 rows): each
 // block's right-hand-side rows and couplings are loaded once per row for all lanes and weighted by a vector that
 // is zero in the other blocks' lanes, which adds exactly nothing there, so each lane sums its own terms in
-// pscr_gather's order. S is the inner size (the x axis, factors F + factorsX, as PSCR_INNER_ARGS); the partial
-// solve `singular` (p jobs + j, or -1) drops its last equation and gets 0 there. `work`: 2 S lane vectors.
-// Work-groups of one work-item.
+// pscr_gather's order. pscr_gather's arguments (S: `inner`, the x axis; innerShifts unused: each lane adds its
+// shift itself), then the x factors (F + factorsX, as PSCR_INNER_ARGS); the partial solve `singular` (p jobs + j,
+// or -1) drops its last equation and gets 0 there. `work`: 2 S lane vectors. Work-groups of one work-item.
 __kernel void pscr_partial_solves_lanes(__global const SCALAR * X,
                                         int n,
-                                        int S,
+                                        long inner,
                                         __global SCALAR * Z,
                                         int jobs,
                                         __global const pscr_block * blocks,
@@ -60,6 +60,7 @@ __kernel void pscr_partial_solves_lanes(__global const SCALAR * X,
                                         __global const SCALAR * values,
                                         __global const SCALAR * vectors,
                                         __global const SCALAR * shifts,
+                                        __global SCALAR * innerShifts,
                                         __global const SCALAR * V,
                                         int withCouplings,
                                         __global const SCALAR * F,
@@ -67,7 +68,7 @@ __kernel void pscr_partial_solves_lanes(__global const SCALAR * X,
                                         long singular,
                                         __local double * work)
 {
-  const int first = PSCR_LANES * (int)get_global_id(0);
+  const int S = (int)inner, first = PSCR_LANES * (int)get_global_id(0); // the host checks that a block row fits
   const long p = get_global_id(1);
   const int lanes = min(PSCR_LANES, jobs - first), b0 = jobBlock[first];
   const int blockSpan = jobBlock[first + lanes - 1] - b0 + 1;
@@ -183,19 +184,19 @@ inline void pscr_lane_span_store(pscr_lane_scalar v, __global SCALAR * a, long r
       a[row * S + s0 + k] = out[k];
 }
 
-// pscr_block_ends and pscr_back_update for CPU drivers: PSCR_LANES consecutive inner values per work-item
-// (dimension 0 counts spans of them), so that the sums over a block's eigenpairs read the partial solutions row
-// by row. One value per work-item walks its column of Z, a row (S values) apart at each eigenpair, which a CPU
-// driver runs as that many cache and TLB misses per value. Same arithmetic per value.
+// pscr_block_ends and pscr_back_update for CPU drivers, with their arguments (S: `inner`): PSCR_LANES consecutive
+// inner values per work-item (dimension 0 counts spans of them), so that the sums over a block's eigenpairs read
+// the partial solutions row by row. One value per work-item walks its column of Z, a row (S values) apart at each
+// eigenpair, which a CPU driver runs as that many cache and TLB misses per value. Same arithmetic per value.
 __kernel void pscr_block_ends_lanes(__global const SCALAR * Z,
-                                    int S,
+                                    long inner,
                                     int jobs,
                                     __global const pscr_block * blocks,
                                     int blockCount,
                                     __global const SCALAR * vectors,
                                     __global SCALAR * V)
 {
-  const int s0 = PSCR_LANES * (int)get_global_id(0);
+  const int S = (int)inner, s0 = PSCR_LANES * (int)get_global_id(0); // the host checks that a block row fits
   const int b = get_global_id(1);
   const long p = get_global_id(2);
   if (s0 >= S)
@@ -216,13 +217,13 @@ __kernel void pscr_block_ends_lanes(__global const SCALAR * Z,
 
 __kernel void pscr_back_update_lanes(__global SCALAR * X,
                                      int n,
-                                     int S,
+                                     long inner,
                                      __global const SCALAR * Z,
                                      int jobs,
                                      __global const pscr_block * blocks,
                                      __global const SCALAR * vectors)
 {
-  const int s0 = PSCR_LANES * (int)get_global_id(0);
+  const int S = (int)inner, s0 = PSCR_LANES * (int)get_global_id(0); // the host checks that a block row fits
   const int b = get_global_id(1);
   const long p = get_global_id(2);
   if (s0 >= S)

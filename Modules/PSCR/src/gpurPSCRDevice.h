@@ -234,6 +234,16 @@ private:
 
   void
   Axis(unsigned d, const cl::Buffer & X, std::size_t problems, const cl::Buffer & shifts, long singular);
+  /** Sets pscr_gather's arguments for a level of axis d on `kernel`, then `extra` (pscr_partial_solves_lanes'). */
+  template<typename... Extra>
+  void
+  SetLevelArguments(Kernel & kernel,
+                    unsigned d,
+                    std::size_t level,
+                    const cl::Buffer & X,
+                    const cl::Buffer & shifts,
+                    bool withCouplings,
+                    const Extra &... extra);
   void
   Gather(unsigned d,
          std::size_t level,
@@ -264,9 +274,12 @@ private:
                 long singular);
   void
   Enqueue(const Kernel & kernel, std::size_t inner, std::size_t second, std::size_t problems);
-  /** A kernel of pscr_lanes.cl over spans of kPSCRLanes inner values (of `inner`), `second` and `problems`. */
+  /**
+   * pscr_block_ends or pscr_back_update of axis d over (inner values, blocks, problems); their _lanes twins of
+   * pscr_lanes.cl (m_Spans) over spans of kPSCRLanes inner values.
+   */
   void
-  EnqueueSpans(const Kernel & kernel, std::size_t inner, std::size_t second, std::size_t problems);
+  EnqueueBlockSums(const Kernel & kernel, unsigned d, std::size_t blocks, std::size_t problems);
   /** A one-dimensional kernel over the Count() values. */
   void
   EnqueueLinear(const Kernel & kernel);

@@ -424,27 +424,14 @@ PSCRDeviceSolver<Scalar>::Axis(unsigned d,
   {
     const PSCRLevel & level = ap.levels[i - 1];
     PartialSolves(d, i, X, problems, shifts, false, -1);
-    const std::size_t S = m_Plan->InnerCount(d);
-    if (m_Spans)
-      m_BlockEnds.Set(a.z.Get(),
-                      static_cast<cl_int>(S),
-                      static_cast<cl_int>(level.jobs),
-                      a.blocks[i - 1].Get(),
-                      static_cast<cl_int>(level.blocks.size()),
-                      a.vectors.Get(),
-                      a.v.Get());
-    else
-      m_BlockEnds.Set(a.z.Get(),
-                      static_cast<cl_long>(S),
-                      static_cast<cl_int>(level.jobs),
-                      a.blocks[i - 1].Get(),
-                      static_cast<cl_int>(level.blocks.size()),
-                      a.vectors.Get(),
-                      a.v.Get());
-    if (m_Spans)
-      EnqueueSpans(m_BlockEnds, S, level.blocks.size(), problems);
-    else
-      Enqueue(m_BlockEnds, S, level.blocks.size(), problems);
+    m_BlockEnds.Set(a.z.Get(),
+                    static_cast<cl_long>(m_Plan->InnerCount(d)),
+                    static_cast<cl_int>(level.jobs),
+                    a.blocks[i - 1].Get(),
+                    static_cast<cl_int>(level.blocks.size()),
+                    a.vectors.Get(),
+                    a.v.Get());
+    EnqueueBlockSums(m_BlockEnds, d, level.blocks.size(), problems);
     for (int pass = 0; pass < 2; ++pass)
       Couple(m_ReduceCouple, d, i, X, problems, shifts, pass);
   }
@@ -457,27 +444,14 @@ PSCRDeviceSolver<Scalar>::Axis(unsigned d,
     const long inner =
       singular >= 0 && i == k ? singular * static_cast<long>(level.jobs) + static_cast<long>(ap.nullIndex) : -1;
     PartialSolves(d, i, X, problems, shifts, true, inner);
-    const std::size_t S = m_Plan->InnerCount(d);
-    if (m_Spans)
-      m_BackUpdate.Set(X,
-                       static_cast<cl_int>(ap.n),
-                       static_cast<cl_int>(S),
-                       a.z.Get(),
-                       static_cast<cl_int>(level.jobs),
-                       a.blocks[i - 1].Get(),
-                       a.vectors.Get());
-    else
-      m_BackUpdate.Set(X,
-                       static_cast<cl_int>(ap.n),
-                       static_cast<cl_long>(S),
-                       a.z.Get(),
-                       static_cast<cl_int>(level.jobs),
-                       a.blocks[i - 1].Get(),
-                       a.vectors.Get());
-    if (m_Spans)
-      EnqueueSpans(m_BackUpdate, S, level.blocks.size(), problems);
-    else
-      Enqueue(m_BackUpdate, S, level.blocks.size(), problems);
+    m_BackUpdate.Set(X,
+                     static_cast<cl_int>(ap.n),
+                     static_cast<cl_long>(m_Plan->InnerCount(d)),
+                     a.z.Get(),
+                     static_cast<cl_int>(level.jobs),
+                     a.blocks[i - 1].Get(),
+                     a.vectors.Get());
+    EnqueueBlockSums(m_BackUpdate, d, level.blocks.size(), problems);
   }
 }
 
@@ -499,26 +473,49 @@ PSCRDeviceSolver<Scalar>::PartialSolves(unsigned d,
     Axis(d - 1, a.z.Get(), problems * l.jobs, a.innerShifts.Get(), singular);
     return;
   }
-  const std::size_t nx = m_Plan->axes[0].Size();
-  m_PartialLanes.Set(X,
-                     static_cast<cl_int>(m_Plan->reduced[1].n),
-                     static_cast<cl_int>(nx),
-                     a.z.Get(),
-                     static_cast<cl_int>(l.jobs),
-                     a.blocks[level - 1].Get(),
-                     a.jobBlock[level - 1].Get(),
-                     static_cast<cl_int>(l.blocks.size()),
-                     a.values.Get(),
-                     a.vectors.Get(),
-                     shifts,
-                     a.v.Get(),
-                     cl_int(withCouplings ? 1 : 0),
-                     m_Factors.Get(),
-                     m_FactorOffset[0],
-                     static_cast<cl_long>(singular),
-                     cl::Local(2 * nx * kPSCRLanes * sizeof(double)));
+  SetLevelArguments(m_PartialLanes,
+                    d,
+                    level,
+                    X,
+                    shifts,
+                    withCouplings,
+                    m_Factors.Get(),
+                    m_FactorOffset[0],
+                    static_cast<cl_long>(singular),
+                    cl::Local(2 * m_Plan->axes[0].Size() * kPSCRLanes * sizeof(double)));
   // Work-groups of one work-item: each gets its workspace in local memory, which a CPU driver reuses.
   m_PartialLanes.Enqueue(Queue(), cl::NDRange((l.jobs + kPSCRLanes - 1) / kPSCRLanes, problems), cl::NDRange(1, 1));
+}
+
+template<typename Scalar>
+template<typename... Extra>
+void
+PSCRDeviceSolver<Scalar>::SetLevelArguments(Kernel & kernel,
+                                            unsigned d,
+                                            std::size_t level,
+                                            const cl::Buffer & X,
+                                            const cl::Buffer & shifts,
+                                            bool withCouplings,
+                                            const Extra &... extra)
+{
+  const PSCRAxisPlan<Scalar> & ap = m_Plan->reduced[d];
+  const PSCRLevel & l = ap.levels[level - 1];
+  AxisBuffers & a = m_Axes[d];
+  kernel.Set(X,
+             static_cast<cl_int>(ap.n),
+             static_cast<cl_long>(m_Plan->InnerCount(d)),
+             a.z.Get(),
+             static_cast<cl_int>(l.jobs),
+             a.blocks[level - 1].Get(),
+             a.jobBlock[level - 1].Get(),
+             static_cast<cl_int>(l.blocks.size()),
+             a.values.Get(),
+             a.vectors.Get(),
+             shifts,
+             a.innerShifts.Get(),
+             a.v.Get(),
+             cl_int(withCouplings ? 1 : 0),
+             extra...);
 }
 
 template<typename Scalar>
@@ -530,25 +527,8 @@ PSCRDeviceSolver<Scalar>::Gather(unsigned d,
                                  const cl::Buffer & shifts,
                                  bool withCouplings)
 {
-  const PSCRAxisPlan<Scalar> & ap = m_Plan->reduced[d];
-  const PSCRLevel & l = ap.levels[level - 1];
-  const AxisBuffers & a = m_Axes[d];
-  const std::size_t S = m_Plan->InnerCount(d);
-  m_Gather.Set(X,
-               static_cast<cl_int>(ap.n),
-               static_cast<cl_long>(S),
-               a.z.Get(),
-               static_cast<cl_int>(l.jobs),
-               a.blocks[level - 1].Get(),
-               a.jobBlock[level - 1].Get(),
-               static_cast<cl_int>(l.blocks.size()),
-               a.values.Get(),
-               a.vectors.Get(),
-               shifts,
-               a.innerShifts.Get(),
-               a.v.Get(),
-               cl_int(withCouplings ? 1 : 0));
-  Enqueue(m_Gather, S, l.jobs, problems);
+  SetLevelArguments(m_Gather, d, level, X, shifts, withCouplings);
+  Enqueue(m_Gather, m_Plan->InnerCount(d), m_Plan->reduced[d].levels[level - 1].jobs, problems);
 }
 
 template<typename Scalar>
@@ -600,17 +580,20 @@ PSCRDeviceSolver<Scalar>::Enqueue(const Kernel & kernel, std::size_t inner, std:
 
 template<typename Scalar>
 void
-PSCRDeviceSolver<Scalar>::EnqueueSpans(const Kernel & kernel,
-                                       std::size_t inner,
-                                       std::size_t second,
-                                       std::size_t problems)
+PSCRDeviceSolver<Scalar>::EnqueueBlockSums(const Kernel & kernel, unsigned d, std::size_t blocks, std::size_t problems)
 {
-  if (second == 0 || problems == 0)
+  const std::size_t inner = m_Plan->InnerCount(d);
+  if (!m_Spans)
+  {
+    Enqueue(kernel, inner, blocks, problems);
+    return;
+  }
+  if (blocks == 0 || problems == 0)
     return;
   // Work-groups of 8 spans (64 inner values): enough of them for every thread at the top levels, whose one block
   // has only the inner values to split, few enough that the driver's cost per work-group stays small.
   const std::size_t spans = (inner + kPSCRLanes - 1) / kPSCRLanes, group = spans >= 8 ? 8 : 1;
-  kernel.Enqueue(Queue(), cl::NDRange(pscr::RoundUp(spans, group), second, problems), cl::NDRange(group, 1, 1));
+  kernel.Enqueue(Queue(), cl::NDRange(pscr::RoundUp(spans, group), blocks, problems), cl::NDRange(group, 1, 1));
 }
 
 template<typename Scalar>
