@@ -78,6 +78,14 @@ SelectDevices(const std::string & selection = "");
 bool
 HaveOpenCLDevice();
 
+/**
+ * A kernel form chosen per device that an environment variable may force, so that each form can be tested, or
+ * timed, on any device: true where $name says `yes`, false where it says `no`, else `fallback` (the device's
+ * default).
+ */
+bool
+KernelFormChoice(const char * name, const char * yes, const char * no, bool fallback);
+
 } // namespace gpur
 
 #endif

@@ -297,4 +297,15 @@ HaveOpenCLDevice()
   return !ListDevices().empty();
 }
 
+bool
+KernelFormChoice(const char * name, const char * yes, const char * no, bool fallback)
+{
+  const char * forced = std::getenv(name);
+  if (forced != nullptr && std::string(forced) == yes)
+    return true;
+  if (forced != nullptr && std::string(forced) == no)
+    return false;
+  return fallback;
+}
+
 } // namespace gpur

@@ -31,7 +31,6 @@
 #include "gpurStopwatch.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -54,12 +53,7 @@ namespace
 bool
 UsesLanes(const DeviceInfo & device)
 {
-  const char * forced = std::getenv("ITKGPUR_L1MC_NEWTON");
-  if (forced != nullptr && std::string(forced) == "lanes")
-    return true;
-  if (forced != nullptr && std::string(forced) == "scalar")
-    return false;
-  return device.type == DeviceType::CPU;
+  return KernelFormChoice("ITKGPUR_L1MC_NEWTON", "lanes", "scalar", device.type == DeviceType::CPU);
 }
 
 /**

@@ -244,13 +244,6 @@ private:
                     const cl::Buffer & shifts,
                     bool withCouplings,
                     const Extra &... extra);
-  void
-  Gather(unsigned d,
-         std::size_t level,
-         const cl::Buffer & X,
-         std::size_t problems,
-         const cl::Buffer & shifts,
-         bool withCouplings);
   /** pscr_reduce_couple (pass 0 or 1) or pscr_back_couple (pass -1) of a level. */
   void
   Couple(Kernel & kernel,
@@ -261,7 +254,7 @@ private:
          const cl::Buffer & shifts,
          int pass);
   /**
-   * The partial solves of a level of axis d into m_Axes[d].z: Gather, then axis d - 1 on them (partial solve
+   * The partial solves of a level of axis d into m_Axes[d].z: pscr_gather, then axis d - 1 on them (partial solve
    * `singular`, or -1, on the null vector's path); for d = 1 on lanes (UsesLanes) one kernel.
    */
   void

@@ -469,7 +469,8 @@ PSCRDeviceSolver<Scalar>::PartialSolves(unsigned d,
   const PSCRLevel & l = m_Plan->reduced[d].levels[level - 1];
   if (d != 1 || !m_Lanes)
   {
-    Gather(d, level, X, problems, shifts, withCouplings);
+    SetLevelArguments(m_Gather, d, level, X, shifts, withCouplings);
+    Enqueue(m_Gather, m_Plan->InnerCount(d), l.jobs, problems);
     Axis(d - 1, a.z.Get(), problems * l.jobs, a.innerShifts.Get(), singular);
     return;
   }
@@ -516,19 +517,6 @@ PSCRDeviceSolver<Scalar>::SetLevelArguments(Kernel & kernel,
              a.v.Get(),
              cl_int(withCouplings ? 1 : 0),
              extra...);
-}
-
-template<typename Scalar>
-void
-PSCRDeviceSolver<Scalar>::Gather(unsigned d,
-                                 std::size_t level,
-                                 const cl::Buffer & X,
-                                 std::size_t problems,
-                                 const cl::Buffer & shifts,
-                                 bool withCouplings)
-{
-  SetLevelArguments(m_Gather, d, level, X, shifts, withCouplings);
-  Enqueue(m_Gather, m_Plan->InnerCount(d), m_Plan->reduced[d].levels[level - 1].jobs, problems);
 }
 
 template<typename Scalar>

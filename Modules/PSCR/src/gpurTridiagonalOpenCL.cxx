@@ -6,7 +6,6 @@
 #include "gpurPSCRKernels.h" // generated from kernels/*.cl
 
 #include <algorithm>
-#include <cstdlib>
 #include <limits>
 
 namespace gpur
@@ -111,14 +110,7 @@ BuildPSCRProgram(DeviceContext & context, const DeviceInfo & device, const std::
 bool
 UsesPSCRLanes(const DeviceInfo & device, bool complex)
 {
-  if (complex || !device.fp64)
-    return false;
-  const char * forced = std::getenv("ITKGPUR_PSCR_LANES");
-  if (forced != nullptr && std::string(forced) == "on")
-    return true;
-  if (forced != nullptr && std::string(forced) == "off")
-    return false;
-  return device.type == DeviceType::CPU;
+  return !complex && device.fp64 && KernelFormChoice("ITKGPUR_PSCR_LANES", "on", "off", device.type == DeviceType::CPU);
 }
 
 template<typename Scalar>

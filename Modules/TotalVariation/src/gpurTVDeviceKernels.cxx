@@ -4,7 +4,6 @@
 #include "gpurTVKernels.h" // generated from kernels/*.cl
 
 #include <algorithm>
-#include <cstdlib>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -154,12 +153,7 @@ RowRange(const Grid & grid, std::size_t kernelLimit)
 bool
 UsesLocalTile(const DeviceInfo & device)
 {
-  const char * forced = std::getenv("ITKGPUR_TV_TILE");
-  if (forced != nullptr && std::string(forced) == "local")
-    return true;
-  if (forced != nullptr && std::string(forced) == "registers")
-    return false;
-  return device.type != DeviceType::CPU;
+  return KernelFormChoice("ITKGPUR_TV_TILE", "local", "registers", device.type != DeviceType::CPU);
 }
 
 bool
